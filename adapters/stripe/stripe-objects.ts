@@ -79,11 +79,11 @@ export function disputeStatusOf(status: string): 'OPEN' | 'WON' | 'LOST' | 'CLOS
 export const isInquiryStatus = (status: string) => status.startsWith('warning_')
 
 /**
- * A dispute's balance transaction as Stripe expands it: `amount` and `fee` in the balance's currency, which is the
- * dispute's own or, on an account settling in another, the converted one (`exchange_rate`: the dispute's currency to
- * the balance's).
+ * A balance transaction as Stripe expands it (a charge's, a dispute's): `amount` and `fee` in the balance's currency,
+ * which is the object's own or, on an account settling in another, the converted one (`exchange_rate`: the object's
+ * currency to the balance's).
  */
-interface DisputeBalanceMove {
+interface BalanceMove {
   amount: number
   fee: number
   currency: string
@@ -91,17 +91,36 @@ interface DisputeBalanceMove {
 }
 
 /**
- * A fee Stripe charged in a balance transaction, in our minor units of the dispute's currency: converted back at the
- * transaction's own rate when the balance is in another currency (rounded to the minor unit), 0 when Stripe gave no
- * rate to convert by. Filtered out by currency, it read 0 on every account settling in another currency (issue 58).
+ * A fee Stripe charged in a balance transaction, in our minor units of the object's currency (a dispute's, a charge's):
+ * converted back at the transaction's own rate when the balance is in another currency (rounded to the minor unit), 0
+ * when Stripe gave no rate to convert by. Filtered out by currency, it read 0 on every account settling in another
+ * currency (issue 58).
  */
-function feeIn(move: DisputeBalanceMove, currency: string): number {
+function feeIn(move: BalanceMove, currency: string): number {
   if (move.currency === currency) return ours(move.fee, currency)
   const code = currencyOf(currency)
   const balance = currencyOf(move.currency)
   if (!move.exchange_rate || !isCurrency(code) || !isCurrency(balance)) return 0
   const inBalance = ours(move.fee, balance) / 10 ** minorUnitExponent(balance)
   return Math.round((inBalance / move.exchange_rate) * 10 ** minorUnitExponent(code))
+}
+
+/** What to expand of a payment intent for {@link processingFeeOf}. */
+export const WITH_PROCESSING_FEE = ['latest_charge.balance_transaction']
+
+/**
+ * Stripe's processing fee on an intent's charge, in our minor units of the intent's currency (issue 58): its charge's
+ * balance transaction's fee, converted back as a dispute's is. 0 for an intent with no charge; null when Stripe's
+ * answer does not carry the balance transaction (not expanded, or not made yet), so the fee is unknown.
+ */
+export function processingFeeOf(intent: Stripe.PaymentIntent): number | null {
+  const charge = intent.latest_charge
+  // Falsy also when an older API version or a hand-made object leaves it out.
+  if (!charge) return 0
+  if (typeof charge === 'string') return null
+  const move = charge.balance_transaction
+  if (!move || typeof move === 'string') return null
+  return feeIn(move, intent.currency)
 }
 
 /**
@@ -112,7 +131,7 @@ function feeIn(move: DisputeBalanceMove, currency: string): number {
  * other status, or a withdrawal, says Stripe took the funds (an inquiry escalated to a chargeback).
  */
 export function disputeOf(dispute: Stripe.Dispute, reinstated = false): ProcessorDispute {
-  const moves = (dispute.balance_transactions as DisputeBalanceMove[] | undefined) ?? []
+  const moves = (dispute.balance_transactions as BalanceMove[] | undefined) ?? []
   const status = disputeStatusOf(dispute.status)
   // A reinstatement is money coming back, whichever currency the balance keeps: read by its sign, not its currency.
   const givenBack = reinstated || moves.some((t) => t.amount > 0)

@@ -15,7 +15,15 @@ import {
   type ProcessorLimit,
 } from '../../domain/payments/online-processor.ts'
 import { stripeAmountOf, toStripeAmount } from './stripe-currencies.ts'
-import { currencyOf, disputeOf, metadataOf, ours, refundHeldOf } from './stripe-objects.ts'
+import {
+  currencyOf,
+  disputeOf,
+  metadataOf,
+  ours,
+  processingFeeOf,
+  refundHeldOf,
+  WITH_PROCESSING_FEE,
+} from './stripe-objects.ts'
 
 /** What of the online-payment seam these calls fill (the rest is the processor's name, mode and webhooks). */
 export type StripePayments = Omit<OnlinePaymentProcessor, 'name' | 'livemode' | 'parseWebhook'>
@@ -32,6 +40,7 @@ const succeededOf = (intent: Stripe.PaymentIntent): IntentCancellation => ({
   status: 'succeeded',
   amount: ours(intent.amount, intent.currency),
   currency: currencyOf(intent.currency),
+  fee: processingFeeOf(intent),
 })
 
 /**
@@ -74,14 +83,14 @@ export function stripePayments(stripe: Stripe): StripePayments {
       try {
         const intent = await stripe.paymentIntents.cancel(
           intentId,
-          { cancellation_reason: 'abandoned' },
+          { cancellation_reason: 'abandoned', expand: WITH_PROCESSING_FEE },
           { idempotencyKey }
         )
         return intent.status === 'succeeded' ? succeededOf(intent) : { status: 'canceled' }
       } catch (error) {
         if (!isUnexpectedState(error)) throw error
         // Already succeeded (the payer finished just before), or already cancelled: Stripe's own word on which.
-        const intent = await stripe.paymentIntents.retrieve(intentId)
+        const intent = await stripe.paymentIntents.retrieve(intentId, { expand: WITH_PROCESSING_FEE })
         if (intent.status === 'succeeded') return succeededOf(intent)
         if (intent.status === 'canceled') return { status: 'canceled' }
         throw error
@@ -123,6 +132,9 @@ export function stripePayments(stripe: Stripe): StripePayments {
         if (metadataOf(refund).refund_id === refundId) return refundHeldOf(refund)
       }
       return undefined
+    },
+    async intentFee(intentId) {
+      return processingFeeOf(await stripe.paymentIntents.retrieve(intentId, { expand: WITH_PROCESSING_FEE }))
     },
     async retrieveDispute(disputeId) {
       return disputeOf(await stripe.disputes.retrieve(disputeId))

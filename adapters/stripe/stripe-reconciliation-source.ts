@@ -22,7 +22,15 @@ import type {
   ReconciliationSource,
 } from '../../domain/reconciliation/processor-snapshot.ts'
 import { stripeClient, type StripeSettings } from './stripe-client.ts'
-import { currencyOf, disputeOf, idOf, metadataOf, ours } from './stripe-objects.ts'
+import {
+  currencyOf,
+  disputeOf,
+  idOf,
+  metadataOf,
+  ours,
+  processingFeeOf,
+  WITH_PROCESSING_FEE,
+} from './stripe-objects.ts'
 import { takenBackOf } from './stripe-transfer-reversals.ts'
 
 /** Stripe's largest page. */
@@ -47,15 +55,20 @@ const CHANGE_EVENTS = [
 
 const instant = (seconds: number) => new Date(seconds * 1000)
 
-const toIntent = (intent: Stripe.PaymentIntent): ProcessorIntent => ({
-  id: intent.id,
-  amount: ours(intent.amount, intent.currency),
-  currency: currencyOf(intent.currency),
-  status: intent.status,
-  lastPaymentError: Boolean(intent.last_payment_error),
-  paymentId: intent.metadata.payment_id ?? null,
-  created: instant(intent.created),
-})
+const toIntent = (intent: Stripe.PaymentIntent): ProcessorIntent => {
+  const fee = processingFeeOf(intent)
+  return {
+    id: intent.id,
+    amount: ours(intent.amount, intent.currency),
+    currency: currencyOf(intent.currency),
+    status: intent.status,
+    lastPaymentError: Boolean(intent.last_payment_error),
+    paymentId: intent.metadata.payment_id ?? null,
+    created: instant(intent.created),
+    // Its charge's processing fee (issue 58), when the read expanded it.
+    ...(fee === null ? {} : { fee }),
+  }
+}
 
 const toRefund = (refund: Stripe.Refund): ProcessorRefund => ({
   id: refund.id,
@@ -151,7 +164,15 @@ export function stripeReconciliationSource(
       const base = { created, limit: PAGE }
       const expand = ['data.payment_intent']
       const [intents, refunds, disputes, transfers] = [
-        await listAll((after) => stripe.paymentIntents.list({ ...base, starting_after: after }), onPage),
+        await listAll(
+          (after) =>
+            stripe.paymentIntents.list({
+              ...base,
+              starting_after: after,
+              expand: WITH_PROCESSING_FEE.map((field) => `data.${field}`),
+            }),
+          onPage
+        ),
         await listAll((after) => stripe.refunds.list({ ...base, starting_after: after, expand }), onPage),
         await listAll((after) => stripe.disputes.list({ ...base, starting_after: after, expand }), onPage),
         await listAll((after) => stripe.transfers.list({ ...base, starting_after: after }), onPage),
@@ -229,7 +250,12 @@ export function stripeReconciliationSource(
         return found
       }
       return {
-        intents: await read(references.intents, (id) => stripe.paymentIntents.retrieve(id), tenantOf.intent, toIntent),
+        intents: await read(
+          references.intents,
+          (id) => stripe.paymentIntents.retrieve(id, { expand: WITH_PROCESSING_FEE }),
+          tenantOf.intent,
+          toIntent
+        ),
         refunds: await read(
           references.refunds,
           (id) => stripe.refunds.retrieve(id, { expand }),

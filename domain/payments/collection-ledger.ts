@@ -2,7 +2,8 @@
  * @module The books of money moving between payers, the processor and the centre (domain/settlements/journal.ts,
  * "Money moving"): a payment that succeeded brings its amount into `clearing` (or `centre_funds`, for one the centre
  * recorded), owed to the payers until a settlement takes it (`payer_funds`); a refund that succeeded and a dispute
- * whose funds the payer's bank withdrew take it back out; the processor's fees leave it for `processor_fees`. So
+ * whose funds the payer's bank withdrew take it back out; the processor's fees (its processing fee on the payment, a
+ * dispute's fee) leave it for `processor_fees`. So
  * `clearing` moves when the processor's balance moves, not when a settlement runs, and the ledger check can hold it
  * to the processor's balance (ledger-against-processor.ts).
  *
@@ -30,6 +31,8 @@ export interface PaymentMoney {
   id: string
   status: PaymentStatus
   amount: number
+  /** The processor's processing fee on it (0 for one the centre recorded, or while the processor has not said). */
+  processorFee: number
   refunds: Array<{ id: string; status: RefundStatus; amount: number }>
   disputes: Array<{
     id: string
@@ -42,7 +45,8 @@ export interface PaymentMoney {
 }
 
 /**
- * What has moved for a payment and each of its refunds and disputes. Pure. A dispute's funds are out while the bank
+ * What has moved for a payment and each of its refunds and disputes. Pure. A payment's fee is the processor's
+ * processing fee on it; a dispute's funds are out while the bank
  * holds them (withdrawn, and not won: Stripe gives them back when the centre wins); its fee is what the processor
  * charged net of what it gave back.
  */
@@ -51,7 +55,7 @@ export function moneyMoved(payment: PaymentMoney): MoneyMoved[] {
     {
       subject: payment.id,
       collected: payment.status === 'SUCCEEDED' ? payment.amount : 0,
-      fee: 0,
+      fee: payment.status === 'SUCCEEDED' ? payment.processorFee : 0,
       description: `Payment ${payment.id}`,
     },
     ...payment.refunds.map((refund) => ({
@@ -82,6 +86,7 @@ export async function bookPaymentMoney(uow: UnitOfWork, paymentId: string, now: 
       id: true,
       status: true,
       amount: true,
+      processorFee: true,
       currency: true,
       processor: true,
       refunds: { select: { id: true, status: true, amount: true } },

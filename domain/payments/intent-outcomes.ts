@@ -66,7 +66,7 @@ export async function applyIntentSucceeded(
   uow: UnitOfWork,
   order: OrderWithLines,
   payment: Payment,
-  intentId: string,
+  { intentId, fee }: { intentId: string; fee?: number | null },
   flows: PaymentFlows,
   now: Date
 ): Promise<boolean> {
@@ -83,6 +83,8 @@ export async function applyIntentSucceeded(
       receivedAt: now,
       expiresAt: null,
       unapplied,
+      // The processor's fee on it, when it said (issue 58): booked with the payment's money below.
+      ...(fee === null || fee === undefined ? {} : { processorFee: fee }),
     },
   })
   // At the processor, whether or not the order takes it (an unapplied payment's refund takes it back out).

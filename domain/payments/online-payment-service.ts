@@ -212,7 +212,7 @@ export async function cancelOnlinePayment(
       if (outcome.status === 'succeeded') {
         const report = { ...outcome, intentId: current.processorReference ?? '' }
         if (await intentMismatch(uow, current, report, 'answer to a cancellation', now())) return 'MISMATCH'
-        await applyIntentSucceeded(uow, order, current, report.intentId, flows, now())
+        await applyIntentSucceeded(uow, order, current, report, flows, now())
         return 'SUCCEEDED'
       }
       if (!nextPaymentStatus(current.status, 'CANCELED'))

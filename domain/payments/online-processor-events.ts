@@ -40,6 +40,11 @@ export type OnlineProcessorEvent =
       /** What the processor received, in minor units of `currency` (checked against our payment). */
       amount: number
       currency: string
+      /**
+       * The processor's processing fee on it (issue 58): not in the event, asked of the processor before it is applied
+       * (paymentAsHeld); null when the processor does not say.
+       */
+      fee?: number | null
     } & ProcessorEventSubject)
   | ({
       kind: 'payment.failed'

@@ -20,7 +20,10 @@ export interface PaymentIntent {
  * What cancelling an intent found: it is cancelled, or it had already succeeded, with what the processor says it
  * charged (ISO minor units), which must be our payment's for the success to count (intent-outcomes.ts).
  */
-export type IntentCancellation = { status: 'canceled' } | { status: 'succeeded'; amount: number; currency: string }
+export type IntentCancellation =
+  | { status: 'canceled' }
+  /** `fee`: the processor's processing fee on it (issue 58), null when it did not say. */
+  | { status: 'succeeded'; amount: number; currency: string; fee: number | null }
 
 /**
  * An online processor (Stripe). Every call that creates something takes an idempotency key, stored with our record
@@ -60,6 +63,11 @@ export interface OnlinePaymentProcessor {
     intentId: string
     refundId: string
   }): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null } | undefined>
+  /**
+   * The processor's processing fee on an intent's payment, in minor units of its currency (issue 58): asked when its
+   * success is applied, since the event that says so does not carry it. Null when the processor does not say yet.
+   */
+  intentFee(intentId: string): Promise<number | null>
   /** A dispute as the processor holds it now (asked when an event's word about it is in doubt). */
   retrieveDispute(disputeId: string): Promise<ProcessorDispute>
   /** A refund as the processor holds it now (asked when an event's word about it is in doubt). */

@@ -29,10 +29,11 @@ export interface ProcessorEventContext {
   db: Db
   /**
    * The processor; `retrieveRefund`, `retrieveDispute`, `retrieveAccount` and `retrieveTransfer` ask it for a refund,
-   * dispute, account or transfer whose event is in doubt or incomplete (without them, the event is taken).
+   * dispute, account or transfer whose event is in doubt or incomplete, `intentFee` for the fee on a payment that
+   * succeeded (without them, the event is taken as it is).
    */
   processor: { name: string; livemode: boolean } & Partial<
-    Pick<OnlinePaymentProcessor, 'retrieveRefund' | 'retrieveDispute'> &
+    Pick<OnlinePaymentProcessor, 'retrieveRefund' | 'retrieveDispute' | 'intentFee'> &
       Pick<PayoutProcessor, 'retrieveAccount' | 'retrieveTransfer'>
   >
   flows: PaymentFlows

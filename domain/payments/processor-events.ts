@@ -22,7 +22,7 @@ import type { OnlineProcessorEvent, ParsedProcessorEvent, ProcessorEventEnvelope
 import { accountAsHeld, applyAccountEvent, applyTransferReversal } from './processor-connect-events.ts'
 import { applyDisputeEvent, disputeAsHeld } from './processor-dispute-events.ts'
 import { rowOf, type ProcessorEventContext, type ProcessorEventOutcome } from './processor-event-context.ts'
-import { applyPaymentEvent } from './processor-payment-events.ts'
+import { applyPaymentEvent, paymentAsHeld } from './processor-payment-events.ts'
 import { applyRefundEvent, refundAsHeld } from './processor-refund-events.ts'
 
 /**
@@ -66,7 +66,10 @@ export async function applyProcessorEvent(
   return { outcome, tenantId }
 }
 
-/** The event, or, when its word is in doubt, the object as the processor holds it now (asked before any unit). */
+/**
+ * The event, or, when its word is in doubt, the object as the processor holds it now; a payment's success with the
+ * fee the processor charged on it (asked before any unit).
+ */
 function asHeld(
   ctx: ProcessorEventContext,
   tenantId: string,
@@ -74,6 +77,8 @@ function asHeld(
   event: OnlineProcessorEvent
 ): Promise<OnlineProcessorEvent> {
   switch (event.kind) {
+    case 'payment.succeeded':
+      return paymentAsHeld(ctx, event)
     case 'refund.updated':
       return refundAsHeld(ctx, tenantId, event)
     case 'dispute.updated':

@@ -16,6 +16,19 @@ import {
 
 type PaymentEvent = Kind<'payment.succeeded' | 'payment.failed' | 'payment.canceled'>
 
+/**
+ * A payment's success with the processing fee the processor charged on it (issue 58), which its event does not
+ * carry: asked before the unit, as a doubtful dispute is. If the processor cannot be asked, the event fails and the
+ * processor delivers it again.
+ */
+export async function paymentAsHeld(
+  ctx: ProcessorEventContext,
+  event: Kind<'payment.succeeded'>
+): Promise<Kind<'payment.succeeded'>> {
+  const ask = ctx.processor.intentFee
+  return ask ? { ...event, fee: await ask(event.intentId) } : event
+}
+
 /** A payment intent's success, failure or cancellation, applied to our payment (its order locked). */
 export async function applyPaymentEvent(
   uow: UnitOfWork,
@@ -33,9 +46,7 @@ export async function applyPaymentEvent(
     if (disagrees) return disagrees
   }
   if (event.kind === 'payment.succeeded') {
-    return (await applyIntentSucceeded(uow, order, payment, event.intentId, ctx.flows, ctx.now))
-      ? 'applied'
-      : 'unchanged'
+    return (await applyIntentSucceeded(uow, order, payment, event, ctx.flows, ctx.now)) ? 'applied' : 'unchanged'
   }
   const outcome = event.kind === 'payment.failed' ? 'FAILED' : 'CANCELED'
   if (!nextPaymentStatus(payment.status, outcome)) return 'unchanged'

@@ -67,14 +67,15 @@ export function againstProcessor(facts: LedgerFacts, processor: ProcessorSnapsho
 
 /**
  * What the tenant's objects at the processor moved on its balance, per currency (upper case), in minor units: what
- * its payment intents collected, less what succeeded refunds gave back, disputes withdrew (unless the funds came back)
+ * its payment intents collected net of the processing fee, less what succeeded refunds gave back, disputes withdrew (unless the funds came back)
  * and charged as fees, and transfers paid out net of their reversals. Pure.
  */
 function processorBalances(processor: ProcessorSnapshot): Map<string, number> {
   const balances = new Map<string, number>()
   const add = (currency: string, amount: number) =>
     balances.set(currency.toUpperCase(), (balances.get(currency.toUpperCase()) ?? 0) + amount)
-  for (const intent of processor.intents.filter((i) => i.status === 'succeeded')) add(intent.currency, intent.amount)
+  for (const intent of processor.intents.filter((i) => i.status === 'succeeded'))
+    add(intent.currency, intent.amount - (intent.fee ?? 0))
   for (const refund of processor.refunds.filter((r) => r.status === 'succeeded')) add(refund.currency, -refund.amount)
   for (const dispute of processor.disputes) {
     const out = processorDisputeWithdrawn(dispute) && processorDisputeAsOurs(dispute) !== 'WON'

@@ -26,6 +26,8 @@ export interface ProcessorIntent {
   /** Our payment's id, from the metadata we set. */
   paymentId: string | null
   created: Date
+  /** The processor's processing fee on its charge (issue 58), in minor units of `currency`; unsaid: not read. */
+  fee?: number
 }
 
 /** A refund (Stripe `re_...`), ours or made at the processor directly (the Dashboard). */

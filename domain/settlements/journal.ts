@@ -8,7 +8,7 @@
  * | `clearing` | asset | money held at the payment processor: collected by it, net of its fees, refunds, disputes and payout transfers |
  * | `centre_funds` | asset | money the centre holds itself: payments it recorded (cash, terminal, bank transfer), net of their refunds and of payouts made without a payout processor |
  * | `payer_funds` | liability | money collected from payers that no settlement has taken for a provider yet (sessions not yet payable; lines no provider earns) |
- * | `processor_fees` | expense | what the payment processor charged: its dispute fees (and, given them, its processing fees) |
+ * | `processor_fees` | expense | what the payment processor charged: its processing fees and dispute fees |
  * | `provider_payable:<providerId>` | liability | what the platform owes the provider (negative: owed back) |
  * | `platform_fee_revenue` | revenue | the platform's fees, net of fees returned with refunds |
  * | `platform_adjustments` | expense | adjustments granted to providers (negative: recovered from them) |
@@ -24,7 +24,7 @@
  * | a payment succeeded, amount c | holding c | payer_funds c |
  * | a refund succeeded, r (the opposite if it fails later) | payer_funds r | holding r |
  * | a dispute's funds withdrawn, d (the opposite when they are reinstated) | payer_funds d | holding d |
- * | the processor's fee f (a dispute's fee) | processor_fees f | holding f |
+ * | the processor's fee f (its processing fee on a payment, a dispute's fee) | processor_fees f | holding f |
  *
  * | item | debit | credit |
  * |---|---|---|

@@ -159,6 +159,8 @@ const refundEvent = (
 async function succeededPayment(t: Tenant, orderId: string, amount: number) {
   const created = await payOnline(t, orderId, amount)
   expect(created.status, JSON.stringify(created.body)).toBe(201)
+  // As at Stripe: the intent succeeded (its charge and fee made) before the event says so.
+  stripeMock.setIntentStatus((created.body as PaymentRef).processorReference, 'succeeded')
   const answer = await deliver(intentEvent('payment_intent.succeeded', t, created.body))
   expect(answer.body).toEqual({ received: true, outcome: 'applied' })
   return created.body as PaymentRef
@@ -354,6 +356,27 @@ describe('starting an online payment', () => {
 })
 
 describe("Stripe's webhooks", () => {
+  // Issue 58: the event does not carry the fee; Stripe's charge does, asked when the success is applied.
+  it("book Stripe's processing fee with the payment, so clearing holds what Stripe's balance gained", async () => {
+    const t = await freshTenant()
+    const before = stripeMock.requests.length
+    const payment = await succeededPayment(t, await openOrder(t, 10_000), 10_000)
+    const asked = stripeMock.requests.slice(before).filter((r) => r.method === 'GET')
+    expect(asked.map((r) => decodeURIComponent(r.path))).toContain(
+      `/v1/payment_intents/${payment.processorReference}?expand[0]=latest_charge.balance_transaction`
+    )
+    const books = await runInUnitOfWork(platform.api.deps.db, t.tenantId, ({ tx }) =>
+      tx.ledgerLine.groupBy({ by: ['account'], _sum: { debit: true, credit: true }, orderBy: { account: 'asc' } })
+    )
+    // The model's fee: 2.9% of 10,000 + 30.
+    expect(books.map((b) => [b.account, (b._sum.debit ?? 0) - (b._sum.credit ?? 0)])).toEqual([
+      ['clearing', 10_000 - 320],
+      ['payer_funds', -10_000],
+      ['processor_fees', 320],
+    ])
+    await expectLedgerHolds(platform, t.tenantId, stripeMock)
+  })
+
   it('settle a payment once, however often the success is delivered, and ignore a late failure', async () => {
     const t = await freshTenant()
     const orderId = await openOrder(t, 5_000)
@@ -1467,7 +1490,10 @@ describe('pending payments expire (issue 37, defect 7)', () => {
     const expiry = expiring.temporal.workflow.getHandle(`payment-expiry-${created.body.id}`)
     // Started through the outbox: the handle finds its run once the outbox has started it.
     const outcome = await eventually(() => expiry.result())
-    expect(stripeMock.requests.map((r) => `${r.method} ${r.path}`)).toContain(`GET /v1/payment_intents/${intentId}`)
+    // Read with its charge's balance transaction expanded, for the processing fee (issue 58).
+    expect(stripeMock.requests.map((r) => `${r.method} ${r.path.split('?')[0]}`)).toContain(
+      `GET /v1/payment_intents/${intentId}`
+    )
     const payment = (await expiring.http.get(`/v1/payments/${created.body.id}`, { token: t.token })).body
     expect(payment).toMatchObject({ status: 'PENDING', receivedAt: null })
     const order = (await expiring.http.get(`/v1/orders/${orderId}`, { token: t.token })).body

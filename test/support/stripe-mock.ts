@@ -12,7 +12,9 @@
  * (`setIntentStatus`, `reverseTransfer`...). It answers the list endpoints of payment intents, refunds, disputes,
  * transfers and events (each {@link StripeMock.event} made, whether a test delivered it or not) from that model (`created[gte]`/`[lt]`, `payment_intent`, `limit`, `starting_after`, `expand[]=data.payment_intent`), and
  * a transfer's reversals (`/v1/transfers/{id}/reversals`; the transfer embeds the ten most recent, with `has_more`, as
- * Stripe's does), and retrieves the objects it holds; anything else is stripe-mock's answer, as before.
+ * Stripe's does), and retrieves the objects it holds; anything else is stripe-mock's answer, as before. An intent that
+ * succeeds (`setIntentStatus`) gets a charge (`latest_charge`) whose balance transaction carries Stripe's processing
+ * fee (2.9% + 30 in the model), expanded as Stripe expands it (`latest_charge.balance_transaction`).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -20,6 +22,7 @@ import { createServer, request as httpRequest, type IncomingHttpHeaders, type Se
 import net, { type AddressInfo } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { fromStripeAmount } from '../../adapters/stripe/stripe-currencies.ts'
 
 export interface StripeRequest {
   method: string
@@ -275,6 +278,11 @@ function stripeModel() {
   const objects = new Map<string, StripeObject>()
   const removed = new Set<string>()
   const replies = new Map<string, { status: number; body: Buffer }>()
+  /**
+   * The charge of each intent that succeeded (`latest_charge`), with its balance transaction: the amount, Stripe's
+   * processing fee and the net, in the intent's currency (issue 58).
+   */
+  const charges = new Map<string, Record<string, unknown> & { id: string; balance_transaction: { id: string } }>()
   /** Every reversal of each transfer, newest first; the transfer itself embeds the first page, as Stripe's does. */
   const reversals = new Map<string, Array<{ id: string } & Record<string, unknown>>>()
   const reversalsOf = (transferId: string) => reversals.get(transferId) ?? []
@@ -300,6 +308,55 @@ function stripeModel() {
   const expanded = (object: StripeObject, expand: boolean) => {
     const intent = typeof object.payment_intent === 'string' ? objects.get(object.payment_intent) : undefined
     return expand && intent ? { ...object, payment_intent: intent } : object
+  }
+  /**
+   * An intent with its charge expanded when asked (`latest_charge`, `latest_charge.balance_transaction`; a list's
+   * fields start with `data.`), as Stripe expands it.
+   */
+  const withCharge = (object: StripeObject, fields: string[]) => {
+    const charge = typeof object.latest_charge === 'string' ? charges.get(object.latest_charge) : undefined
+    const asked = fields.map((f) => f.replace(/^data\./, ''))
+    if (!charge || !asked.some((f) => f === 'latest_charge' || f.startsWith('latest_charge.'))) return object
+    const deep = asked.includes('latest_charge.balance_transaction')
+    return {
+      ...object,
+      latest_charge: deep ? charge : { ...charge, balance_transaction: charge.balance_transaction.id },
+    }
+  }
+  /** The fields a request asks to expand (`expand[]`, `expand[0]`... in its query or form). */
+  const expansions = (entries: Iterable<[string, string]>) =>
+    [...entries].filter(([key]) => key.startsWith('expand')).map(([, value]) => value)
+  /**
+   * Stripe's processing fee in the model: 2.9% + 30 of the currency's Stripe units, never more than the amount, in
+   * whole units where Stripe's amounts must be (ISK's end in 00).
+   */
+  const processingFee = (amount: number, currency: string) => {
+    const whole = fromStripeAmount(100, currency) === 1 ? 100 : 1
+    return Math.floor(Math.min(amount, Math.round(amount * 0.029) + 30) / whole) * whole
+  }
+  /** The charge of an intent that succeeded, made once, with its balance transaction. */
+  const chargeOf = (intent: StripeObject) => {
+    if (typeof intent.latest_charge === 'string') return
+    const fee = processingFee(intent.amount, intent.currency)
+    const charge = {
+      id: `ch_${randomBytes(12).toString('hex')}`,
+      object: 'charge',
+      amount: intent.amount,
+      currency: intent.currency,
+      payment_intent: intent.id,
+      balance_transaction: {
+        id: `txn_${randomBytes(12).toString('hex')}`,
+        object: 'balance_transaction',
+        amount: intent.amount,
+        fee,
+        net: intent.amount - fee,
+        currency: intent.currency,
+        exchange_rate: null,
+        type: 'charge',
+      },
+    }
+    charges.set(charge.id, charge)
+    intent.latest_charge = charge.id
   }
 
   /** A create answered by stripe-mock, as Stripe would hold it: the request's amounts and metadata, a unique id. */
@@ -345,9 +402,10 @@ function stripeModel() {
     const expand = [...query.entries()].some(
       ([key, value]) => key.startsWith('expand') && value === 'data.payment_intent'
     )
+    const fields = expansions(query.entries())
     return json(
       200,
-      pageOf(all, query, `/v1/${collection}`, (o) => expanded(o, expand))
+      pageOf(all, query, `/v1/${collection}`, (o) => withCharge(expanded(o, expand), fields))
     )
   }
 
@@ -395,7 +453,7 @@ function stripeModel() {
     if (request.method === 'GET' && action === undefined && id !== undefined) {
       if (removed.has(id)) return missing(type, id)
       const held = objects.get(id)
-      return held && json(200, expanded(held, expand))
+      return held && json(200, withCharge(expanded(held, expand), expansions(url.searchParams.entries())))
     }
     if (request.method !== 'POST') return undefined
     // Stripe refuses to refund a charge its payer's bank has charged back (`is_charge_refundable` false): the bank
@@ -420,7 +478,10 @@ function stripeModel() {
     }
     const held = id === undefined ? undefined : objects.get(id)
     if (!held) return undefined
-    if (action === 'cancel') return json(200, Object.assign(held, { status: 'canceled', canceled_at: now() }))
+    if (action === 'cancel') {
+      Object.assign(held, { status: 'canceled', canceled_at: now() })
+      return json(200, withCharge(held, expansions(Object.entries(request.form))))
+    }
     if (action === 'reversals' && type === 'transfer') {
       const amount = request.form.amount === undefined ? undefined : Number(request.form.amount)
       controls.reverseTransfer(held.id, amount, metadataOf(request.form))
@@ -455,6 +516,7 @@ function stripeModel() {
     },
     setIntentStatus(id: string, status: string, lastPaymentError?: Record<string, string>) {
       const intent = get(id)
+      if (status === 'succeeded') chargeOf(intent)
       return Object.assign(intent, {
         status,
         last_payment_error: lastPaymentError ?? null,

@@ -11,9 +11,15 @@
 -- 1. per tenant and currency, one entry moving the settlement items' `clearing` legs to `payer_funds` (sessions,
 --    refunds, chargebacks and their reversals) and to `centre_funds` (payouts without a payout processor);
 -- 2. one entry per payment, refund and dispute for the money that moved for it, as collection-ledger.ts posts it.
+-- A payment's processing fee (`payments.processor_fee`, new) is asked of Stripe when its success is applied; the
+-- payments before it never recorded theirs, so their fees are not in these books (0), and `clearing` differs from
+-- Stripe's balance by them until an operator posts them as an adjustment.
 
 -- AlterTable
 ALTER TABLE "ledger_entries" ADD COLUMN     "collection_of" TEXT;
+
+-- AlterTable
+ALTER TABLE "payments" ADD COLUMN     "processor_fee" BIGINT NOT NULL DEFAULT 0;
 
 -- CreateIndex
 CREATE INDEX "ledger_entries_tenant_id_collection_of_idx" ON "ledger_entries"("tenant_id", "collection_of");

@@ -19,6 +19,7 @@ const payment = (): PaymentMoney => ({
   id: 'pay_1',
   status: 'SUCCEEDED',
   amount: 10_000,
+  processorFee: 320,
   refunds: [
     { id: 'ref_1', status: 'SUCCEEDED', amount: 2_000 },
     { id: 'ref_2', status: 'PENDING', amount: 1_000 },
@@ -34,9 +35,9 @@ const payment = (): PaymentMoney => ({
 const amounts = (p: PaymentMoney) => moneyMoved(p).map(({ subject, collected, fee }) => [subject, collected, fee])
 
 describe('moneyMoved', () => {
-  it('counts a succeeded payment in, succeeded refunds and withdrawn disputes out, and the dispute fee', () => {
+  it('counts a succeeded payment in with its processing fee, succeeded refunds and withdrawn disputes out, and the dispute fee', () => {
     expect(amounts(payment())).toEqual([
-      ['pay_1', 10_000, 0],
+      ['pay_1', 10_000, 320],
       ['ref_1', -2_000, 0],
       ['ref_2', 0, 0],
       ['ref_3', 0, 0],
@@ -56,6 +57,7 @@ describe('moneyMoved', () => {
 
   it('moves nothing for a payment that has not succeeded', () => {
     expect(amounts({ ...payment(), status: 'PENDING', refunds: [], disputes: [] })).toEqual([['pay_1', 0, 0]])
+    expect(amounts({ ...payment(), status: 'FAILED', refunds: [], disputes: [] })).toEqual([['pay_1', 0, 0]])
   })
 })
 

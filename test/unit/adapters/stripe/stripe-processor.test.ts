@@ -5,7 +5,7 @@
 import Stripe from 'stripe'
 import { describe, expect, it } from 'vitest'
 import { onlineProcessorFrom } from '../../../../adapters/online-processors.ts'
-import { failureCodeOf } from '../../../../adapters/stripe/stripe-objects.ts'
+import { failureCodeOf, processingFeeOf } from '../../../../adapters/stripe/stripe-objects.ts'
 import { stripeProcessor } from '../../../../adapters/stripe/stripe-processor.ts'
 import { ProcessorSignatureError } from '../../../../domain/payments/online-processor.ts'
 import { loadConfig } from '../../../../infra/config.ts'
@@ -267,6 +267,25 @@ describe('Stripe events', () => {
     expect(() => rotating.parseWebhook(payload, signedWith(secret), 'connect')).toThrow(ProcessorSignatureError)
     // No Connect secret configured: that endpoint verifies nothing.
     expect(() => processor.parseWebhook(payload, signedWith(secret), 'connect')).toThrow(ProcessorSignatureError)
+  })
+
+  it("reads Stripe's processing fee from an intent's charge, converted back when the balance is in another currency (issue 58)", () => {
+    const intent = (latestCharge: unknown) =>
+      ({ id: 'pi_1', amount: 10_000, currency: 'usd', latest_charge: latestCharge }) as unknown as Stripe.PaymentIntent
+    const move = { id: 'txn_1', amount: 10_000, fee: 320, net: 9_680, currency: 'usd', exchange_rate: null }
+    expect(processingFeeOf(intent({ id: 'ch_1', balance_transaction: move }))).toBe(320)
+    // An account settling in euros: 288 EUR cents at 0.9 EUR to the dollar is 320 US cents.
+    expect(
+      processingFeeOf(
+        intent({ id: 'ch_1', balance_transaction: { ...move, fee: 288, currency: 'eur', exchange_rate: 0.9 } })
+      )
+    ).toBe(320)
+    // Not expanded (an event's intent), or no balance transaction yet: unknown, not 0.
+    expect(processingFeeOf(intent('ch_1'))).toBeNull()
+    expect(processingFeeOf(intent({ id: 'ch_1', balance_transaction: 'txn_1' }))).toBeNull()
+    expect(processingFeeOf(intent({ id: 'ch_1', balance_transaction: null }))).toBeNull()
+    // No charge: nothing charged.
+    expect(processingFeeOf(intent(null))).toBe(0)
   })
 
   it('reads failure reasons from the decline code first', () => {
