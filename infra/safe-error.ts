@@ -19,17 +19,20 @@ const REDACTED = '[redacted]'
 /** Quoted values, `Key (column)=(value)` details and anything after the driver's "DETAIL:" or an argument dump. */
 const VALUE_PATTERNS: Array<[RegExp, string]> = [
   [/(DETAIL|Detail|detail):[\s\S]*$/, `$1: ${REDACTED}`],
-  [/=\([^)]*\)/g, `=(${REDACTED})`],
-  [/'(?:[^'\\]|\\.)*'/g, `'${REDACTED}'`],
-  [/"(?:[^"\\]|\\.)*"/g, `"${REDACTED}"`],
-  [/`(?:[^`\\]|\\.)*`/g, `\`${REDACTED}\``],
+  // A value left open (no closing bracket or quote, or a last escape with nothing after it) is a value to the end of the
+  // message: every match that starts succeeds, rather than failing and being tried again from every later bracket or
+  // quote, which kept them quadratic in the message (issue 59: a wall-clock bound on that failed on a loaded machine).
+  [/=\([^)]*(?:\)|$)/g, `=(${REDACTED})`],
+  [/'(?:[^'\\]|\\(?:[\s\S]|$))*(?:'|$)/g, `'${REDACTED}'`],
+  [/"(?:[^"\\]|\\(?:[\s\S]|$))*(?:"|$)/g, `"${REDACTED}"`],
+  [/`(?:[^`\\]|\\(?:[\s\S]|$))*(?:`|$)/g, `\`${REDACTED}\``],
   // Prisma's "Invalid `prisma.x.create()` invocation:" is followed by the call's arguments.
   [/(invocation[^:\n]*:)[\s\S]*$/, `$1 ${REDACTED}`],
 ]
 const MAX_MESSAGE = 300
 /**
- * What the patterns read of a message: an unterminated quote makes a quote pattern scan to the end from every quote
- * character, quadratic in a message a caller can fill; bounded, that is a few milliseconds at worst.
+ * What the patterns read of a message: the argument dump's pattern is not linear in a message a caller can fill
+ * (test/unit/infra/regex-audit.test.ts); bounded, that is a few milliseconds at worst.
  */
 const MAX_REDACTED_INPUT = 4096
 

@@ -44,6 +44,14 @@ describe('errors in logs', () => {
     expect(JSON.parse(lines[4]!).err.message).toContain('duplicate key value violates unique constraint')
   })
 
+  it('loses a value left open to the end of the message, an escape at its very end too', () => {
+    expect(redactValues('Key (email)=(maya@example.com')).toBe('Key (email)=([redacted])')
+    expect(redactValues(`name 'Maya O\\'Brien`)).toBe(`name '[redacted]'`)
+    expect(redactValues('date "2019-13-45\\')).toBe('date "[redacted]"')
+    // Closed ones are cut where they close, as before.
+    expect(redactValues(`'Maya' and 'F80.1' for "x"`)).toBe(`'[redacted]' and '[redacted]' for "[redacted]"`)
+  })
+
   it('keeps messages without values as they are, and bounds their length', () => {
     expect(redactValues('connect ECONNREFUSED 127.0.0.1:5432')).toBe('connect ECONNREFUSED 127.0.0.1:5432')
     expect(redactValues('x'.repeat(1000))).toHaveLength(301)
