@@ -59,8 +59,9 @@ export async function intentMismatch(
 }
 
 /**
- * Applies an intent's success to its payment (read under the order's lock).
- * @returns whether it changed anything (false: already SUCCEEDED, or CANCELED at the processor, which is final)
+ * Applies an intent's success to its payment (read under the order's lock), with the processor's fee on it when known.
+ * @returns whether it changed anything (false: already SUCCEEDED with that fee, or CANCELED at the processor, which is
+ *   final)
  */
 export async function applyIntentSucceeded(
   uow: UnitOfWork,
@@ -71,6 +72,13 @@ export async function applyIntentSucceeded(
   now: Date
 ): Promise<boolean> {
   const cancelledHere = payment.status === 'CANCELED' && payment.processorReference === null
+  if (payment.status === 'SUCCEEDED' && fee !== null && fee !== undefined && fee !== payment.processorFee) {
+    // Succeeded already, its fee then unknown or recorded before fees were (issue 58): the processor's fee now, and
+    // the difference booked. Nothing else of the success moves again.
+    await uow.tx.payment.update({ where: { id: payment.id }, data: { processorFee: fee } })
+    await bookPaymentMoney(uow, payment.id, now)
+    return true
+  }
   if (!cancelledHere && !nextPaymentStatus(payment.status, 'SUCCEEDED')) return false
   const unapplied = cancelledHere || !orderCanTake(order, payment.amount)
   await uow.tx.payment.update({

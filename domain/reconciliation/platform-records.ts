@@ -20,6 +20,8 @@ export interface OurPayment {
   processorReference: string | null
   unapplied: boolean
   createdAt: Date
+  /** The processor's processing fee on it as we recorded it (issue 58). */
+  processorFee: number
 }
 
 /** One of our disputes (a row of `payment_disputes`), with what the comparison needs of its payment. */
@@ -131,6 +133,7 @@ export async function loadPlatformRecords(
       processorReference: true,
       unapplied: true,
       createdAt: true,
+      processorFee: true,
     },
     orderBy: { id: 'asc' },
   })

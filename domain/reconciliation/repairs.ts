@@ -5,6 +5,9 @@
  * (domain/payments/processor-events.ts), so a repair can do nothing a webhook could not:
  *
  * - a payment the processor took that is still PENDING or FAILED here (its webhook never came): the success;
+ * - a payment that succeeded here with another processing fee than the processor's charge carries (its fee unknown
+ *   when the success was applied, or the payment older than the fee's record, issue 58): the success again, which
+ *   records the processor's fee and books the difference;
  * - a refund of ours in another final state at the processor (failed days later, or succeeded after we gave up, or
  *   a success stored as `mismatch` because the payment had no room then): the processor's state, through the refund
  *   machine, which checks again whether the payment has room;
@@ -41,8 +44,9 @@ export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: Proce
   const intents = new Map(theirs.intents.map((i) => [i.id, i]))
   for (const payment of ours.payments) {
     const intent = payment.processorReference === null ? undefined : intents.get(payment.processorReference)
-    if (!intent || (payment.status !== 'PENDING' && payment.status !== 'FAILED')) continue
-    if (intentStatusAsOurs(intent) !== 'SUCCEEDED') continue
+    if (!intent || intentStatusAsOurs(intent) !== 'SUCCEEDED') continue
+    const feeDiffers = payment.status === 'SUCCEEDED' && intent.fee !== undefined && intent.fee !== payment.processorFee
+    if (payment.status !== 'PENDING' && payment.status !== 'FAILED' && !feeDiffers) continue
     if (intent.amount !== payment.amount || intent.currency !== payment.currency) continue
     repairs.push({
       objectId: intent.id,
@@ -54,6 +58,7 @@ export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: Proce
         currency: intent.currency,
         tenantId,
         paymentId: payment.id,
+        ...(intent.fee === undefined ? {} : { fee: intent.fee }),
       },
     })
   }

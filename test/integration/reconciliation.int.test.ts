@@ -315,6 +315,27 @@ describe('a run', () => {
     )
   }, 120_000)
 
+  // Issue 58: the fee is asked of Stripe when a success is applied; one Stripe had not made yet is recorded later.
+  it("records Stripe's processing fee on a success applied before Stripe's charge carried it", async () => {
+    const t = await freshTenant()
+    const paid = await payOnline(t, 4_000)
+    // The success arrives before Stripe's intent shows its charge: there is no fee to read yet.
+    expect((await deliver(stripe.event('payment_intent.succeeded', paid.intentId))).status).toBe(200)
+    stripe.setIntentStatus(paid.intentId, 'succeeded')
+    const before = await ledgerViolationsOf(platform, t.tenantId, stripe)
+    expect(before.map((v) => `${v.rule} ${v.subject}`)).toEqual(['clearing_balance USD'])
+    const outcome = await reconcile(t)
+    expect(outcome).toMatchObject({ findings: 0, repaired: 1 })
+    // The model's fee on 4,000: 2.9% + 30.
+    const fee = await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+      tx.payment.findUniqueOrThrow({ where: { id: paid.paymentId }, select: { processorFee: true } })
+    )
+    expect(fee).toEqual({ processorFee: 146 })
+    await expectLedgerHolds(platform, t.tenantId, stripe)
+    // Read again, the same fee repairs nothing.
+    expect(await reconcile(t)).toMatchObject({ findings: 0, repaired: 0 })
+  }, 90_000)
+
   it('finds nothing for a tenant whose books agree with Stripe, whose ledger check holds', async () => {
     const t = await freshTenant()
     const paid = await payOnline(t, 4_000)

@@ -12,8 +12,8 @@
 --    refunds, chargebacks and their reversals) and to `centre_funds` (payouts without a payout processor);
 -- 2. one entry per payment, refund and dispute for the money that moved for it, as collection-ledger.ts posts it.
 -- A payment's processing fee (`payments.processor_fee`, new) is asked of Stripe when its success is applied; the
--- payments before it never recorded theirs, so their fees are not in these books (0), and `clearing` differs from
--- Stripe's balance by them until an operator posts them as an adjustment.
+-- payments before it never recorded theirs, so their fees are not in these books (0): a reconciliation run whose
+-- window holds such a payment records Stripe's fee and books it (domain/reconciliation/repairs.ts).
 
 -- AlterTable
 ALTER TABLE "ledger_entries" ADD COLUMN     "collection_of" TEXT;

@@ -37,6 +37,7 @@ const payment = (over: Partial<OurPayment> = {}): OurPayment => ({
   processorReference: 'pi_1',
   unapplied: false,
   createdAt: inside,
+  processorFee: 0,
   ...over,
 })
 const ourDispute = (over: Partial<OurDispute> = {}): OurDispute => ({

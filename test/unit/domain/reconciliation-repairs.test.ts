@@ -17,6 +17,7 @@ const payment = (id: string, status: 'PENDING' | 'SUCCEEDED' | 'FAILED', intent:
   processorReference: intent,
   unapplied: false,
   createdAt: created,
+  processorFee: 0,
 })
 const heldDispute = (processorReference: string, status: 'OPEN' | 'WON' | 'LOST' | 'CLOSED', amount = 5_000) => ({
   id: `dsp_${processorReference}`,
@@ -85,6 +86,27 @@ describe('reconciliation repairs (issue 46, item 8)', () => {
     ])
     const dashboard = repairsOf('ten_1', ours(), theirs)[2]!.event
     expect(dashboard).not.toHaveProperty('subject')
+  })
+
+  it("records Stripe's processing fee on a success applied without it, with the success it repeats (issue 58)", () => {
+    const theirs: ProcessorSnapshot = {
+      ...emptySnapshot(),
+      intents: [
+        { ...intent('pi_1', 'succeeded'), fee: 175 },
+        { ...intent('pi_2', 'succeeded'), fee: 175 },
+      ],
+    }
+    const repairs = repairsOf('ten_1', ours(), theirs)
+    // The missed success carries its fee; the one applied with none records it.
+    expect(repairs.map((r) => [r.objectId, r.event.kind, 'fee' in r.event ? r.event.fee : undefined])).toEqual([
+      ['pi_1', 'payment.succeeded', 175],
+      ['pi_2', 'payment.succeeded', 175],
+    ])
+    const recorded = ours()
+    recorded.payments[1]!.processorFee = 175
+    expect(repairsOf('ten_1', recorded, theirs).map((r) => r.objectId)).toEqual(['pi_1'])
+    // A read that did not expand the fee says nothing of it.
+    expect(repairsOf('ten_1', ours(), { ...theirs, intents: [intent('pi_2', 'succeeded')] })).toEqual([])
   })
 
   it('records a dispute Stripe holds in another state, a lost one whose funds came back as won', () => {
