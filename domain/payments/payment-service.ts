@@ -11,7 +11,7 @@ import { newId } from '../ids.ts'
 import { applyOrderMoney, lockOrder, type OrderWithLines } from '../orders/order-service.ts'
 import { assertAcceptsPayment } from '../orders/order-status.ts'
 import { isCurrency } from '../pricing/currencies.ts'
-import { bookPaymentMoney } from './collection-ledger.ts'
+import { bookNewPayment } from './collection-ledger.ts'
 import { amountExceedsBalance } from './payment-errors.ts'
 import { processorFor, type PaymentFailureCode, type PaymentProcessor } from './payment-processor.ts'
 
@@ -174,7 +174,7 @@ export async function recordPayment(
   })
   if (succeeded) {
     await countOnOrder(uow, order, payment, now)
-    await bookPaymentMoney(uow, payment.id, now)
+    await bookNewPayment(uow, payment, now)
   }
   // As getPayment would read it back: a payment created in this transaction has no refund or dispute yet.
   return { ...payment, refunds: [], disputes: [] }

@@ -6,7 +6,7 @@
  * what the provider owed (a recovery: it settles their payable balance). Append-only, like every entry.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { newId } from '../ids.ts'
+import { postEntry } from '../settlements/post-entry.ts'
 import { inTransitAccount, transferLines, type TransferMovement } from '../settlements/journal.ts'
 
 export interface TransferForBooks {
@@ -46,26 +46,15 @@ export async function bookTransferMoney(
   now: Date
 ): Promise<void> {
   if (amount <= 0 || !(await postedInTransit(uow, transfer))) return
-  const { tx, tenantId } = uow
-  const entryId = newId('ledgerEntry')
-  await tx.ledgerEntry.create({
-    data: {
-      id: entryId,
-      tenantId,
+  await postEntry(
+    uow,
+    {
       currency: transfer.currency,
       providerSettlementId: transfer.providerSettlementId,
       payoutTransferId: transfer.id,
       description: `Payout transfer ${transfer.id}: ${movement.toLowerCase()} (${reference})`,
       postedAt: now,
     },
-  })
-  await tx.ledgerLine.createMany({
-    data: transferLines(movement, transfer.providerId, amount).map((line) => ({
-      id: newId('ledgerLine'),
-      tenantId,
-      entryId,
-      currency: transfer.currency,
-      ...line,
-    })),
-  })
+    transferLines(movement, transfer.providerId, amount)
+  )
 }

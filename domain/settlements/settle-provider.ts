@@ -10,6 +10,7 @@ import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { journalLines } from './journal.ts'
+import { postEntry } from './post-entry.ts'
 import { adjustmentItems, inCurrency, refundItems, sessionItems, totalsOf, type ItemRow } from './settlement-items.ts'
 import { feeRuleFor, payableLines, type SettlementScope } from './settlement-sources.ts'
 
@@ -96,7 +97,7 @@ export async function settleProvider(
 
 /** One balanced entry with every item's lines; none when nothing moved. */
 async function postJournalEntry(
-  { tx, tenantId }: UnitOfWork,
+  uow: UnitOfWork,
   run: SettlementRun,
   providerId: string,
   providerSettlementId: string,
@@ -110,21 +111,16 @@ async function postJournalEntry(
       settlementItemId: item.id,
     }))
   )
-  if (lines.length === 0) return
-  const entryId = newId('ledgerEntry')
-  await tx.ledgerEntry.create({
-    data: {
-      id: entryId,
-      tenantId,
+  await postEntry(
+    uow,
+    {
       currency: run.currency,
       providerSettlementId,
       description: `Settlement ${run.settlementId}: provider ${providerId}, ${run.periodStart.toISOString()} to ${run.periodEnd.toISOString()}`,
       postedAt: now,
     },
-  })
-  await tx.ledgerLine.createMany({
-    data: lines.map((line) => ({ id: newId('ledgerLine'), tenantId, entryId, currency: run.currency, ...line })),
-  })
+    lines
+  )
 }
 
 async function record(

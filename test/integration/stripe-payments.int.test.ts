@@ -374,6 +374,7 @@ describe("Stripe's webhooks", () => {
       ['payer_funds', -10_000],
       ['processor_fees', 320],
     ])
+    expect(await getPayment(t, payment.id)).toMatchObject({ status: 'SUCCEEDED', processorFee: 320 })
     await expectLedgerHolds(platform, t.tenantId, stripeMock)
   })
 

@@ -72,6 +72,7 @@ export const toPayment = (p: PaymentWithRefunds): PaymentBody => ({
   // Summed from the refunds read with the payment rather than its column (equal by the ledger check): the payment and
   // its refunds are two statements, and a read racing a refund's settlement must not show it SUCCEEDED and uncounted.
   amountRefunded: p.refunds.reduce((sum, r) => (r.status === 'SUCCEEDED' ? sum + r.amount : sum), 0),
+  processorFee: p.processorFee,
   refunds: p.refunds.map(toRefund),
   receivedAt: p.receivedAt?.toISOString() ?? null,
   expiresAt: p.expiresAt?.toISOString() ?? null,

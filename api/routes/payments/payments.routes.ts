@@ -157,6 +157,13 @@ export const Payment = z
     failureCode: orNull(FailureCode),
     failureMessage: z.string().nullable(),
     amountRefunded: Amount.openapi({ description: 'What SUCCEEDED refunds gave back.' }),
+    processorFee: Amount.openapi({
+      description:
+        "The online processor's processing fee on a SUCCEEDED payment (Stripe's charge's balance transaction), in " +
+        'minor units of `currency`: the centre\'s cost, booked in `processor_fees` (docs/marketplace.md, "The ' +
+        'ledger"). 0 for a payment the centre recorded, and until the processor says it (the daily reconciliation ' +
+        'records it then).',
+    }),
     refunds: z.array(Refund),
     receivedAt: UtcDateTime.nullable(),
     expiresAt: UtcDateTime.nullable().openapi({

@@ -5949,6 +5949,11 @@ export interface components {
              * @example 12000
              */
             amountRefunded: number;
+            /**
+             * @description The online processor's processing fee on a SUCCEEDED payment (Stripe's charge's balance transaction), in minor units of `currency`: the centre's cost, booked in `processor_fees` (docs/marketplace.md, "The ledger"). 0 for a payment the centre recorded, and until the processor says it (the daily reconciliation records it then).
+             * @example 12000
+             */
+            processorFee: number;
             refunds: components["schemas"]["Refund"][];
             /**
              * Format: date-time

@@ -9372,6 +9372,15 @@ class Payment(BaseModel):
             le=9007199254740991,
         ),
     ]
+    processorFee: Annotated[
+        int,
+        Field(
+            description='The online processor\'s processing fee on a SUCCEEDED payment (Stripe\'s charge\'s balance transaction), in minor units of `currency`: the centre\'s cost, booked in `processor_fees` (docs/marketplace.md, "The ledger"). 0 for a payment the centre recorded, and until the processor says it (the daily reconciliation records it then).',
+            examples=[12000],
+            ge=0,
+            le=9007199254740991,
+        ),
+    ]
     refunds: list[Refund]
     receivedAt: Annotated[
         AwareDatetime | None, Field(examples=['2026-11-21T18:00:00.000Z'])
