@@ -3,9 +3,8 @@
  * "Money moving"): a payment that succeeded brings its amount into `clearing` (or `centre_funds`, for one the centre
  * recorded), owed to the payers until a settlement takes it (`payer_funds`); a refund that succeeded and a dispute
  * whose funds the payer's bank withdrew take it back out; the processor's fees (its processing fee on the payment, a
- * dispute's fee) leave it for `processor_fees`. So
- * `clearing` moves when the processor's balance moves, not when a settlement runs, and the ledger check can hold it
- * to the processor's balance (ledger-against-processor.ts).
+ * dispute's fee) leave it for `processor_fees`. So `clearing` moves when the processor's balance moves, not when a
+ * settlement runs, and the ledger check can hold it to the processor's balance (ledger-against-processor.ts).
  *
  * Each payment, refund and dispute has entries of its own (`collectionOf`), and what is posted is the difference
  * between what moved (by its row's state now) and what its entries already hold: posting again changes nothing, and a
@@ -48,9 +47,8 @@ export interface PaymentMoney {
 
 /**
  * What has moved for a payment and each of its refunds and disputes. Pure. A payment's fee is the processor's
- * processing fee on it; a dispute's funds are out while the bank
- * holds them (withdrawn, and not won: Stripe gives them back when the centre wins); its fee is what the processor
- * charged net of what it gave back.
+ * processing fee on it; a dispute's funds are out while the bank holds them (withdrawn, and not won: Stripe gives them
+ * back when the centre wins), and its fee is what the processor charged net of what it gave back.
  */
 export function moneyMoved(payment: PaymentMoney): MoneyMoved[] {
   return [
