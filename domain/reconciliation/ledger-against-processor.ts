@@ -67,8 +67,8 @@ export function againstProcessor(facts: LedgerFacts, processor: ProcessorSnapsho
 
 /**
  * What the tenant's objects at the processor moved on its balance, per currency (upper case), in minor units: what
- * its payment intents collected net of the processing fee, less what succeeded refunds gave back, disputes withdrew (unless the funds came back)
- * and charged as fees, and transfers paid out net of their reversals. Pure.
+ * its payment intents collected net of the processing fee, less what succeeded refunds gave back, disputes withdrew
+ * (unless the funds came back) and charged as fees, and transfers paid out net of their reversals. Pure.
  */
 function processorBalances(processor: ProcessorSnapshot): Map<string, number> {
   const balances = new Map<string, number>()
