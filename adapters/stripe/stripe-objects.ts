@@ -6,7 +6,12 @@
  * reads the same everywhere.
  */
 import type Stripe from 'stripe'
-import type { ProcessorDispute, ProcessorEventSubject } from '../../domain/payments/online-processor-events.ts'
+import type {
+  ChargeCost,
+  ProcessorDispute,
+  ProcessorEventSubject,
+  SettledMoney,
+} from '../../domain/payments/online-processor-events.ts'
 import type { PaymentFailureCode } from '../../domain/payments/payment-processor.ts'
 import { isCurrency, minorUnitExponent } from '../../domain/pricing/currencies.ts'
 import { fromStripeAmount } from './stripe-currencies.ts'
@@ -105,22 +110,54 @@ function feeIn(move: BalanceMove, currency: string): number {
   return Math.round((inBalance / move.exchange_rate) * 10 ** minorUnitExponent(code))
 }
 
-/** What to expand of a payment intent for {@link processingFeeOf}. */
+/**
+ * What balance transactions moved in the balance's currency, when it is not `currency` (Stripe converted the money,
+ * issue 58): their amounts and fees summed, in our minor units of the balance's currency. Undefined when there is
+ * none, or they are in `currency` itself.
+ */
+function settledIn(moves: readonly BalanceMove[], currency: string): SettledMoney | undefined {
+  const converted = moves.filter((move) => currencyOf(move.currency) !== currencyOf(currency))
+  const balance = converted[0]?.currency
+  if (balance === undefined || converted.some((move) => move.currency !== balance)) return undefined
+  return {
+    currency: currencyOf(balance),
+    amount: ours(
+      converted.reduce((sum, move) => sum + move.amount, 0),
+      balance
+    ),
+    fee: ours(
+      converted.reduce((sum, move) => sum + move.fee, 0),
+      balance
+    ),
+  }
+}
+
+/** What to expand of a payment intent for {@link chargeCostOf}. */
 export const WITH_PROCESSING_FEE = ['latest_charge.balance_transaction']
 
 /**
- * Stripe's processing fee on an intent's charge, in our minor units of the intent's currency (issue 58): its charge's
- * balance transaction's fee, converted back as a dispute's is. 0 for an intent with no charge; null when Stripe's
- * answer does not carry the balance transaction (not expanded, or not made yet), so the fee is unknown.
+ * Stripe's cost of an intent's charge (issue 58): its balance transaction's processing fee in our minor units of the
+ * intent's currency (converted back as a dispute's is), and what the transaction moved on a balance kept in another
+ * currency. A zero fee for an intent with no charge; null when Stripe's answer does not carry the balance transaction
+ * (not expanded, or not made yet), so the cost is unknown.
  */
-export function processingFeeOf(intent: Stripe.PaymentIntent): number | null {
+export function chargeCostOf(intent: Stripe.PaymentIntent): ChargeCost | null {
   const charge = intent.latest_charge
   // Falsy also when an older API version or a hand-made object leaves it out.
-  if (!charge) return 0
+  if (!charge) return { fee: 0, settled: null }
   if (typeof charge === 'string') return null
   const move = charge.balance_transaction
   if (!move || typeof move === 'string') return null
-  return feeIn(move, intent.currency)
+  return { fee: feeIn(move, intent.currency), settled: settledIn([move], intent.currency) ?? null }
+}
+
+/**
+ * What a refund moved on a balance kept in another currency (issue 58): its balance transaction's amount (negative),
+ * when Stripe's answer expanded it. Undefined otherwise, or when the balance keeps the refund's own currency.
+ */
+export function refundSettledOf(refund: Stripe.Refund): SettledMoney | undefined {
+  const move = refund.balance_transaction
+  return move && typeof move === 'object' ? settledIn([move], refund.currency) : undefined
 }
 
 /**
@@ -135,6 +172,7 @@ export function disputeOf(dispute: Stripe.Dispute, reinstated = false): Processo
   const status = disputeStatusOf(dispute.status)
   // A reinstatement is money coming back, whichever currency the balance keeps: read by its sign, not its currency.
   const givenBack = reinstated || moves.some((t) => t.amount > 0)
+  const settled = settledIn(moves, dispute.currency)
   return {
     disputeId: dispute.id,
     intentId: idOf(dispute.payment_intent),
@@ -143,6 +181,7 @@ export function disputeOf(dispute: Stripe.Dispute, reinstated = false): Processo
     status: status === 'LOST' && givenBack ? 'WON' : status,
     fee: moves.reduce((sum, t) => sum + feeIn(t, dispute.currency), 0),
     fundsWithdrawn: !isInquiryStatus(dispute.status) || moves.some((t) => t.amount < 0),
+    ...(settled && { settled }),
   }
 }
 

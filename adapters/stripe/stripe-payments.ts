@@ -20,7 +20,7 @@ import {
   disputeOf,
   metadataOf,
   ours,
-  processingFeeOf,
+  chargeCostOf,
   refundHeldOf,
   WITH_PROCESSING_FEE,
 } from './stripe-objects.ts'
@@ -40,7 +40,7 @@ const succeededOf = (intent: Stripe.PaymentIntent): IntentCancellation => ({
   status: 'succeeded',
   amount: ours(intent.amount, intent.currency),
   currency: currencyOf(intent.currency),
-  fee: processingFeeOf(intent),
+  charge: chargeCostOf(intent),
 })
 
 /**
@@ -133,8 +133,8 @@ export function stripePayments(stripe: Stripe): StripePayments {
       }
       return undefined
     },
-    async intentFee(intentId) {
-      return processingFeeOf(await stripe.paymentIntents.retrieve(intentId, { expand: WITH_PROCESSING_FEE }))
+    async intentCharge(intentId) {
+      return chargeCostOf(await stripe.paymentIntents.retrieve(intentId, { expand: WITH_PROCESSING_FEE }))
     },
     async retrieveDispute(disputeId) {
       return disputeOf(await stripe.disputes.retrieve(disputeId))

@@ -23,12 +23,13 @@ import type {
 } from '../../domain/reconciliation/processor-snapshot.ts'
 import { stripeClient, type StripeSettings } from './stripe-client.ts'
 import {
+  chargeCostOf,
   currencyOf,
   disputeOf,
   idOf,
   metadataOf,
   ours,
-  processingFeeOf,
+  refundSettledOf,
   WITH_PROCESSING_FEE,
 } from './stripe-objects.ts'
 import { takenBackOf } from './stripe-transfer-reversals.ts'
@@ -56,7 +57,7 @@ const CHANGE_EVENTS = [
 const instant = (seconds: number) => new Date(seconds * 1000)
 
 const toIntent = (intent: Stripe.PaymentIntent): ProcessorIntent => {
-  const fee = processingFeeOf(intent)
+  const charge = chargeCostOf(intent)
   return {
     id: intent.id,
     amount: ours(intent.amount, intent.currency),
@@ -65,21 +66,27 @@ const toIntent = (intent: Stripe.PaymentIntent): ProcessorIntent => {
     lastPaymentError: Boolean(intent.last_payment_error),
     paymentId: intent.metadata.payment_id ?? null,
     created: instant(intent.created),
-    // Its charge's processing fee (issue 58), when the read expanded it.
-    ...(fee === null ? {} : { fee }),
+    // Its charge's processing fee, and what it moved on a balance in another currency (issue 58), when the read
+    // expanded it.
+    ...(charge && { fee: charge.fee }),
+    ...(charge?.settled && { settled: charge.settled }),
   }
 }
 
-const toRefund = (refund: Stripe.Refund): ProcessorRefund => ({
-  id: refund.id,
-  amount: ours(refund.amount, refund.currency),
-  currency: currencyOf(refund.currency),
-  status: refund.status ?? 'pending',
-  paymentIntentId: idOf(refund.payment_intent),
-  paymentId: refund.metadata?.payment_id ?? metadataOf(refund.payment_intent).payment_id ?? null,
-  refundId: refund.metadata?.refund_id ?? null,
-  created: instant(refund.created),
-})
+const toRefund = (refund: Stripe.Refund): ProcessorRefund => {
+  const settled = refundSettledOf(refund)
+  return {
+    id: refund.id,
+    amount: ours(refund.amount, refund.currency),
+    currency: currencyOf(refund.currency),
+    status: refund.status ?? 'pending',
+    paymentIntentId: idOf(refund.payment_intent),
+    paymentId: refund.metadata?.payment_id ?? metadataOf(refund.payment_intent).payment_id ?? null,
+    refundId: refund.metadata?.refund_id ?? null,
+    created: instant(refund.created),
+    ...(settled && { settled }),
+  }
+}
 
 const toDispute = (dispute: Stripe.Dispute): ProcessorDispute => {
   // Read as the webhook reads it (its fee, a loss whose funds came back): the same rules, one place.
@@ -95,6 +102,7 @@ const toDispute = (dispute: Stripe.Dispute): ProcessorDispute => {
     fee: held.fee,
     fundsReinstated: dispute.status === 'lost' && held.status === 'WON',
     fundsWithdrawn: held.fundsWithdrawn,
+    ...(held.settled && { settled: held.settled }),
   }
 }
 
@@ -173,7 +181,16 @@ export function stripeReconciliationSource(
             }),
           onPage
         ),
-        await listAll((after) => stripe.refunds.list({ ...base, starting_after: after, expand }), onPage),
+        // With what each moved on the balance, when it keeps another currency (issue 58).
+        await listAll(
+          (after) =>
+            stripe.refunds.list({
+              ...base,
+              starting_after: after,
+              expand: [...expand, 'data.balance_transaction'],
+            }),
+          onPage
+        ),
         await listAll((after) => stripe.disputes.list({ ...base, starting_after: after, expand }), onPage),
         await listAll((after) => stripe.transfers.list({ ...base, starting_after: after }), onPage),
       ]
@@ -258,7 +275,7 @@ export function stripeReconciliationSource(
         ),
         refunds: await read(
           references.refunds,
-          (id) => stripe.refunds.retrieve(id, { expand }),
+          (id) => stripe.refunds.retrieve(id, { expand: [...expand, 'balance_transaction'] }),
           tenantOf.refund,
           toRefund
         ),

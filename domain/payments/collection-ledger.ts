@@ -15,7 +15,13 @@ import { Prisma } from '../../generated/prisma/client.ts'
 import type { PaymentDisputeStatus, PaymentStatus, RefundStatus } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { newId } from '../ids.ts'
-import { collectionLines, holdingAccount, PAYER_FUNDS, PROCESSOR_FEES } from '../settlements/journal.ts'
+import {
+  collectionBalances,
+  holdingAccount,
+  linesBetween,
+  type AccountBalance,
+  type SettledMove,
+} from '../settlements/journal.ts'
 import { postEntry } from '../settlements/post-entry.ts'
 
 /** What has moved for one payment, refund or dispute: money held for the payers, and the processor's fees. */
@@ -24,54 +30,97 @@ export interface MoneyMoved {
   /** Minor units held for the payers: positive for a payment, negative for what a refund or a dispute took back. */
   collected: number
   fee: number
+  /** The same on the processor's balance, when it keeps another currency (it converted the money, issue 58). */
+  settled?: SettledMove
   description: string
 }
 
+/** What the processor's balance moved, in its currency, when it is not the payment's (null columns: none). */
+interface SettledColumns {
+  settledCurrency: string | null
+  settledAmount: number | null
+  settledFee: number | null
+}
+
 /** A payment with its refunds and disputes, in what their money depends on. */
-export interface PaymentMoney {
+export interface PaymentMoney extends SettledColumns {
   id: string
   status: PaymentStatus
   amount: number
   /** The processor's processing fee on it (0 for one the centre recorded, or while the processor has not said). */
   processorFee: number
   refunds: Array<{ id: string; status: RefundStatus; amount: number }>
-  disputes: Array<{
-    id: string
-    processorReference: string
-    status: PaymentDisputeStatus
-    amount: number
-    fee: number
-    fundsWithdrawnAt: Date | null
-  }>
+  disputes: Array<
+    SettledColumns & {
+      id: string
+      processorReference: string
+      status: PaymentDisputeStatus
+      amount: number
+      fee: number
+      fundsWithdrawnAt: Date | null
+    }
+  >
 }
 
 /**
  * What has moved for a payment and each of its refunds and disputes. Pure. A payment's fee is the processor's
  * processing fee on it; a dispute's funds are out while the bank holds them (withdrawn, and not won: Stripe gives them
  * back when the centre wins), and its fee is what the processor charged net of what it gave back.
+ *
+ * A payment the processor converted (its balance keeps another currency) moves there what its balance transaction
+ * says; a dispute what its own say, once read. A refund, and a dispute whose balance transactions were not read, move
+ * it at the payment's own rate (its charge's amount there over its amount here, rounded to the minor unit): an
+ * estimate where the processor converts at the day's rate, which the ledger check's clearing rule shows as a
+ * difference in the balance's currency.
  */
 export function moneyMoved(payment: PaymentMoney): MoneyMoved[] {
+  const charged = settledOf(payment)
+  const succeeded = payment.status === 'SUCCEEDED'
+  const atChargeRate = (collected: number, fee: number): SettledMove | undefined =>
+    charged && {
+      currency: charged.currency,
+      collected: Math.round((collected * charged.collected) / payment.amount),
+      fee: Math.round((fee * charged.collected) / payment.amount),
+    }
   return [
     {
       subject: payment.id,
-      collected: payment.status === 'SUCCEEDED' ? payment.amount : 0,
-      fee: payment.status === 'SUCCEEDED' ? payment.processorFee : 0,
+      collected: succeeded ? payment.amount : 0,
+      fee: succeeded ? payment.processorFee : 0,
+      ...(charged && { settled: succeeded ? charged : { ...charged, collected: 0, fee: 0 } }),
       description: `Payment ${payment.id}`,
     },
-    ...payment.refunds.map((refund) => ({
-      subject: refund.id,
-      collected: refund.status === 'SUCCEEDED' ? -refund.amount : 0,
-      fee: 0,
-      description: `Refund ${refund.id} of payment ${payment.id}`,
-    })),
-    ...payment.disputes.map((dispute) => ({
-      subject: dispute.id,
-      collected: dispute.fundsWithdrawnAt && dispute.status !== 'WON' ? -dispute.amount : 0,
-      fee: dispute.fee,
-      description: `Dispute ${dispute.processorReference} of payment ${payment.id}`,
-    })),
+    ...payment.refunds.map((refund) => {
+      const collected = refund.status === 'SUCCEEDED' ? -refund.amount : 0
+      const settled = atChargeRate(collected, 0)
+      return {
+        subject: refund.id,
+        collected,
+        fee: 0,
+        ...(settled && { settled }),
+        description: `Refund ${refund.id} of payment ${payment.id}`,
+      }
+    }),
+    ...payment.disputes.map((dispute) => {
+      const collected = dispute.fundsWithdrawnAt && dispute.status !== 'WON' ? -dispute.amount : 0
+      const settled = settledOf(dispute) ?? atChargeRate(collected, dispute.fee)
+      return {
+        subject: dispute.id,
+        collected,
+        fee: dispute.fee,
+        ...(settled && { settled }),
+        description: `Dispute ${dispute.processorReference} of payment ${payment.id}`,
+      }
+    }),
   ]
 }
+
+const settledOf = (row: SettledColumns): SettledMove | undefined =>
+  row.settledCurrency === null
+    ? undefined
+    : { currency: row.settledCurrency, collected: row.settledAmount ?? 0, fee: row.settledFee ?? 0 }
+
+const SETTLED = { settledCurrency: true, settledAmount: true, settledFee: true } as const
 
 /**
  * Brings the books of one payment, its refunds and its disputes to what has moved for them (see the module), in the
@@ -89,9 +138,18 @@ export async function bookPaymentMoney(uow: UnitOfWork, paymentId: string, now: 
       processorFee: true,
       currency: true,
       processor: true,
+      ...SETTLED,
       refunds: { select: { id: true, status: true, amount: true } },
       disputes: {
-        select: { id: true, processorReference: true, status: true, amount: true, fee: true, fundsWithdrawnAt: true },
+        select: {
+          id: true,
+          processorReference: true,
+          status: true,
+          amount: true,
+          fee: true,
+          fundsWithdrawnAt: true,
+          ...SETTLED,
+        },
       },
     },
   })
@@ -102,11 +160,11 @@ export async function bookPaymentMoney(uow: UnitOfWork, paymentId: string, now: 
   )
   const holding = holdingAccount(payment.processor)
   for (const target of moved) {
-    const held = booked.get(target.subject) ?? { collected: 0, fee: 0 }
+    const balances = collectionBalances(holding, payment.currency, target.collected, target.fee, target.settled)
     await postEntry(
       uow,
       { currency: payment.currency, collectionOf: target.subject, description: target.description, postedAt: now },
-      collectionLines(holding, target.collected - held.collected, target.fee - held.fee)
+      linesBetween(booked.get(target.subject) ?? [], balances)
     )
   }
 }
@@ -122,7 +180,10 @@ export async function bookNewPayment(
   now: Date
 ): Promise<void> {
   const entryId = newId('ledgerEntry')
-  const lines = collectionLines(holdingAccount(payment.processor), payment.amount, 0).map(
+  const lines = linesBetween(
+    [],
+    collectionBalances(holdingAccount(payment.processor), payment.currency, payment.amount, 0)
+  ).map(
     (line) =>
       Prisma.sql`(${newId('ledgerLine')}, ${uow.tenantId}, ${entryId}, ${line.account}, ${payment.currency},
         ${line.debit}::bigint, ${line.credit}::bigint)`
@@ -137,24 +198,15 @@ export async function bookNewPayment(
     VALUES ${Prisma.join(lines)}`)
 }
 
-/** What the entries of each subject hold: `payer_funds` credited is money collected, `processor_fees` debited fees. */
-async function bookedOf(
-  { tx, tenantId }: UnitOfWork,
-  subjects: string[]
-): Promise<Map<string, { collected: number; fee: number }>> {
-  const rows = await tx.$queryRaw<Array<{ subject: string; account: string; balance: number }>>`
-    SELECT e.collection_of AS subject, l.account, SUM(l.debit - l.credit)::float8 AS balance
+/** What the entries of each subject hold, account by account and currency by currency. */
+async function bookedOf({ tx, tenantId }: UnitOfWork, subjects: string[]): Promise<Map<string, AccountBalance[]>> {
+  const rows = await tx.$queryRaw<Array<{ subject: string; account: string; currency: string; balance: number }>>`
+    SELECT e.collection_of AS subject, l.account, l.currency, SUM(l.debit - l.credit)::float8 AS balance
     FROM ledger_entries e
     JOIN ledger_lines l ON l.tenant_id = e.tenant_id AND l.entry_id = e.id
     WHERE e.tenant_id = ${tenantId} AND e.collection_of = ANY(${subjects})
-      AND l.account IN (${PAYER_FUNDS}, ${PROCESSOR_FEES})
-    GROUP BY e.collection_of, l.account`
-  const booked = new Map<string, { collected: number; fee: number }>()
-  for (const row of rows) {
-    const held = booked.get(row.subject) ?? { collected: 0, fee: 0 }
-    if (row.account === PAYER_FUNDS) held.collected = -row.balance
-    else held.fee = row.balance
-    booked.set(row.subject, held)
-  }
+    GROUP BY e.collection_of, l.account, l.currency`
+  const booked = new Map<string, AccountBalance[]>()
+  for (const { subject, ...balance } of rows) booked.set(subject, [...(booked.get(subject) ?? []), balance])
   return booked
 }

@@ -23,6 +23,7 @@
  * and never cleared: the money was taken, and what becomes of it is the state's to say.
  */
 import type { PaymentDisputeStatus } from '../../generated/prisma/enums.ts'
+import type { SettledMoney } from './online-processor-events.ts'
 
 /** What an event reporting `reported` does to a dispute we hold as `current` (null: none yet). */
 export type DisputeStep = 'apply' | 'stale' | 'ask'
@@ -60,6 +61,10 @@ export interface HeldDispute {
   lostAt: Date | null
   reinstatedAt: Date | null
   fundsWithdrawnAt: Date | null
+  /** What its balance transactions moved on a balance kept in another currency (issue 58); null: none read. */
+  settledCurrency: string | null
+  settledAmount: number | null
+  settledFee: number | null
 }
 
 /** What an event says of one dispute: its state, amount and fee as the processor holds them. */
@@ -69,11 +74,21 @@ export interface ReportedDispute {
   fee: number
   /** The processor has withdrawn the disputed funds (a chargeback, or an inquiry escalated to one). */
   fundsWithdrawn: boolean
+  /** What its balance transactions moved on a balance kept in another currency; unsaid: none, or not read. */
+  settled?: SettledMoney
 }
 
+/** The instants an event may write on a dispute's row. */
+type Instants = 'lostAt' | 'reinstatedAt' | 'fundsWithdrawnAt'
+/** The balance's movements, written when the event reads them. */
+type Settled = 'settledCurrency' | 'settledAmount' | 'settledFee'
+
 /** What an event writes on a dispute's row: every field, and the instants of a loss, reinstatement or withdrawal. */
-export type DisputeWrite = Omit<HeldDispute, 'lostAt' | 'reinstatedAt' | 'fundsWithdrawnAt'> &
-  Partial<Pick<HeldDispute, 'lostAt' | 'reinstatedAt' | 'fundsWithdrawnAt'>>
+export type DisputeWrite = Omit<HeldDispute, Instants | Settled> & Partial<Pick<HeldDispute, Instants | Settled>>
+
+/** The settled columns an event's reading of the balance transactions writes, or none when it read none. */
+const settledColumns = (settled: SettledMoney | undefined) =>
+  settled && { settledCurrency: settled.currency, settledAmount: settled.amount, settledFee: settled.fee }
 
 /**
  * The fields an event writes on its dispute's row, or null when it changes nothing (older than what we hold, or the
@@ -89,13 +104,15 @@ export function disputeChange(held: HeldDispute | null, reported: ReportedDisput
   const amountLost = lost ? reported.amount : 0
   // Once withdrawn, always: a later event that says otherwise (an older one, or a reinstatement) changes nothing here.
   const withdrawsNow = reported.fundsWithdrawn && !held?.fundsWithdrawnAt
+  const settled = settledColumns(reported.settled)
   if (
     held &&
     held.status === reported.status &&
     held.amount === reported.amount &&
     held.amountLost === amountLost &&
     held.fee === reported.fee &&
-    !withdrawsNow
+    !withdrawsNow &&
+    (!settled || (Object.keys(settled) as Settled[]).every((column) => held[column] === settled[column]))
   ) {
     return null
   }
@@ -105,6 +122,7 @@ export function disputeChange(held: HeldDispute | null, reported: ReportedDisput
     amount: reported.amount,
     amountLost,
     fee: reported.fee,
+    ...settled,
     ...(lost && !wasLost ? { lostAt: now } : {}),
     ...(wasLost && !lost ? { reinstatedAt: now } : {}),
     ...(withdrawsNow ? { fundsWithdrawnAt: now } : {}),

@@ -26,6 +26,7 @@ import type { PaymentFlows } from './payment-flows.ts'
 import { mismatch } from './processor-event-context.ts'
 import { recordOnlineRefund } from './online-refunds.ts'
 import { bookPaymentMoney } from './collection-ledger.ts'
+import type { SettledMoney } from './online-processor-events.ts'
 import { countOnOrder } from './payment-service.ts'
 
 /** Whether a locked order can still take `amount` (a payment's own hold was on its balance, never a part of it). */
@@ -59,23 +60,46 @@ export async function intentMismatch(
 }
 
 /**
- * Applies an intent's success to its payment (read under the order's lock), with the processor's fee on it when known.
- * @returns whether it changed anything (false: already SUCCEEDED with that fee, or CANCELED at the processor, which is
+ * The columns of a payment's charge cost that the processor's word changes (issue 58): its processing fee and, when
+ * its balance keeps another currency, what the charge moved there. None when the processor did not say, or said what
+ * is recorded.
+ */
+export function chargeCostChange(
+  payment: Pick<Payment, 'processorFee' | 'settledCurrency' | 'settledAmount' | 'settledFee'>,
+  fee: number | null | undefined,
+  settled: SettledMoney | null | undefined
+) {
+  if (fee === null || fee === undefined) return undefined
+  const said = {
+    processorFee: fee,
+    settledCurrency: settled?.currency ?? null,
+    settledAmount: settled?.amount ?? null,
+    settledFee: settled?.fee ?? null,
+  }
+  const same = (Object.keys(said) as Array<keyof typeof said>).every((column) => payment[column] === said[column])
+  return same ? undefined : said
+}
+
+/**
+ * Applies an intent's success to its payment (read under the order's lock), with the processor's cost of it when
+ * known: its fee, and what it moved on a balance in another currency.
+ * @returns whether it changed anything (false: already SUCCEEDED at that cost, or CANCELED at the processor, which is
  *   final)
  */
 export async function applyIntentSucceeded(
   uow: UnitOfWork,
   order: OrderWithLines,
   payment: Payment,
-  { intentId, fee }: { intentId: string; fee?: number | null },
+  { intentId, fee, settled }: { intentId: string; fee?: number | null; settled?: SettledMoney | null },
   flows: PaymentFlows,
   now: Date
 ): Promise<boolean> {
   const cancelledHere = payment.status === 'CANCELED' && payment.processorReference === null
-  if (payment.status === 'SUCCEEDED' && fee !== null && fee !== undefined && fee !== payment.processorFee) {
-    // Succeeded already, its fee then unknown or recorded before fees were (issue 58): the processor's fee now, and
+  const cost = chargeCostChange(payment, fee, settled)
+  if (payment.status === 'SUCCEEDED' && cost) {
+    // Succeeded already, its cost then unknown or recorded before costs were (issue 58): the processor's now, and
     // the difference booked. Nothing else of the success moves again.
-    await uow.tx.payment.update({ where: { id: payment.id }, data: { processorFee: fee } })
+    await uow.tx.payment.update({ where: { id: payment.id }, data: cost })
     await bookPaymentMoney(uow, payment.id, now)
     return true
   }
@@ -91,8 +115,8 @@ export async function applyIntentSucceeded(
       receivedAt: now,
       expiresAt: null,
       unapplied,
-      // The processor's fee on it, when it said (issue 58): booked with the payment's money below.
-      ...(fee === null || fee === undefined ? {} : { processorFee: fee }),
+      // The processor's cost of it, when it said (issue 58): booked with the payment's money below.
+      ...cost,
     },
   })
   // At the processor, whether or not the order takes it (an unapplied payment's refund takes it back out).

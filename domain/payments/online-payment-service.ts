@@ -210,7 +210,12 @@ export async function cancelOnlinePayment(
       const order = await lockOrder(uow, payment.orderId)
       const current = await uow.tx.payment.findFirstOrThrow({ where: { id: paymentId, tenantId } })
       if (outcome.status === 'succeeded') {
-        const report = { ...outcome, intentId: current.processorReference ?? '' }
+        const report = {
+          ...outcome,
+          intentId: current.processorReference ?? '',
+          fee: outcome.charge?.fee ?? null,
+          settled: outcome.charge?.settled ?? null,
+        }
         if (await intentMismatch(uow, current, report, 'answer to a cancellation', now())) return 'MISMATCH'
         await applyIntentSucceeded(uow, order, current, report, flows, now())
         return 'SUCCEEDED'

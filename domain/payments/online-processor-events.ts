@@ -13,6 +13,23 @@ export interface ProcessorEventSubject {
 }
 
 /**
+ * What a processor's balance moved for a charge or a dispute when it keeps another currency than the object's (it
+ * converted the money, issue 58): from the balance transactions, in minor units of `currency` (upper case). `amount`
+ * is what came in (negative: went out), `fee` what the processor charged.
+ */
+export interface SettledMoney {
+  currency: string
+  amount: number
+  fee: number
+}
+
+/** The processor's cost of a charge: its fee in the charge's currency, and what its balance moved if it converted. */
+export interface ChargeCost {
+  fee: number
+  settled: SettledMoney | null
+}
+
+/**
  * A dispute (chargeback) as the processor holds it. `WON` also when it was lost and the processor gave the funds back
  * (reinstated); `CLOSED` for an inquiry closed without a chargeback, or a dispute closed by a refund of the charge.
  */
@@ -29,6 +46,8 @@ export interface ProcessorDispute {
    * no reserve holds the provider's share back for it (docs/marketplace.md, "Reserves").
    */
   fundsWithdrawn: boolean
+  /** What its balance transactions moved, when the balance keeps another currency (none read: unsaid). */
+  settled?: SettledMoney
 }
 
 /** A processor's signed notification that an intent or a refund settled, mapped to what the platform acts on. */
@@ -45,6 +64,8 @@ export type OnlineProcessorEvent =
        * (paymentAsHeld); null when the processor does not say.
        */
       fee?: number | null
+      /** What the processor's balance moved for it when it converted the charge (issue 58), asked with the fee. */
+      settled?: SettledMoney | null
     } & ProcessorEventSubject)
   | ({
       kind: 'payment.failed'

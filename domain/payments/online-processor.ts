@@ -6,7 +6,12 @@
  * online-payment-service.ts), then apply the processor's signed confirmation (a webhook) in a new unit of work that
  * locks the order and moves the payment to SUCCEEDED or FAILED (processor-events.ts).
  */
-import type { ParsedProcessorEvent, ProcessorDispute, WebhookEndpointKind } from './online-processor-events.ts'
+import type {
+  ChargeCost,
+  ParsedProcessorEvent,
+  ProcessorDispute,
+  WebhookEndpointKind,
+} from './online-processor-events.ts'
 
 /** An online processor's payment intent, as the seam sees it. */
 export interface PaymentIntent {
@@ -22,8 +27,8 @@ export interface PaymentIntent {
  */
 export type IntentCancellation =
   | { status: 'canceled' }
-  /** `fee`: the processor's processing fee on it (issue 58), null when it did not say. */
-  | { status: 'succeeded'; amount: number; currency: string; fee: number | null }
+  /** `charge`: the processor's cost of it (issue 58), null when it did not say. */
+  | { status: 'succeeded'; amount: number; currency: string; charge: ChargeCost | null }
 
 /**
  * An online processor (Stripe). Every call that creates something takes an idempotency key, stored with our record
@@ -64,10 +69,11 @@ export interface OnlinePaymentProcessor {
     refundId: string
   }): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null } | undefined>
   /**
-   * The processor's processing fee on an intent's payment, in minor units of its currency (issue 58): asked when its
-   * success is applied, since the event that says so does not carry it. Null when the processor does not say yet.
+   * The processor's cost of an intent's payment (issue 58): its processing fee in minor units of the payment's
+   * currency, and what it moved on a balance kept in another currency. Asked when its success is applied, since the
+   * event that says so does not carry it. Null when the processor does not say yet.
    */
-  intentFee(intentId: string): Promise<number | null>
+  intentCharge(intentId: string): Promise<ChargeCost | null>
   /** A dispute as the processor holds it now (asked when an event's word about it is in doubt). */
   retrieveDispute(disputeId: string): Promise<ProcessorDispute>
   /** A refund as the processor holds it now (asked when an event's word about it is in doubt). */

@@ -29,11 +29,11 @@ export interface ProcessorEventContext {
   db: Db
   /**
    * The processor; `retrieveRefund`, `retrieveDispute`, `retrieveAccount` and `retrieveTransfer` ask it for a refund,
-   * dispute, account or transfer whose event is in doubt or incomplete, `intentFee` for the fee on a payment that
+   * dispute, account or transfer whose event is in doubt or incomplete, `intentCharge` for the cost of a payment that
    * succeeded (without them, the event is taken as it is).
    */
   processor: { name: string; livemode: boolean } & Partial<
-    Pick<OnlinePaymentProcessor, 'retrieveRefund' | 'retrieveDispute' | 'intentFee'> &
+    Pick<OnlinePaymentProcessor, 'retrieveRefund' | 'retrieveDispute' | 'intentCharge'> &
       Pick<PayoutProcessor, 'retrieveAccount' | 'retrieveTransfer'>
   >
   flows: PaymentFlows

@@ -17,16 +17,18 @@ import {
 type PaymentEvent = Kind<'payment.succeeded' | 'payment.failed' | 'payment.canceled'>
 
 /**
- * A payment's success with the processing fee the processor charged on it (issue 58), which its event does not
- * carry: asked before the unit, as a doubtful dispute is. If the processor cannot be asked, the event fails and the
- * processor delivers it again.
+ * A payment's success with the processor's cost of it (issue 58: its processing fee, and what it moved on a balance in
+ * another currency), which its event does not carry: asked before the unit, as a doubtful dispute is. If the
+ * processor cannot be asked, the event fails and the processor delivers it again.
  */
 export async function paymentAsHeld(
   ctx: ProcessorEventContext,
   event: Kind<'payment.succeeded'>
 ): Promise<Kind<'payment.succeeded'>> {
-  const ask = ctx.processor.intentFee
-  return ask ? { ...event, fee: await ask(event.intentId) } : event
+  const ask = ctx.processor.intentCharge
+  if (!ask) return event
+  const charge = await ask(event.intentId)
+  return { ...event, fee: charge?.fee ?? null, settled: charge?.settled ?? null }
 }
 
 /** A payment intent's success, failure or cancellation, applied to our payment (its order locked). */

@@ -68,18 +68,26 @@ export function againstProcessor(facts: LedgerFacts, processor: ProcessorSnapsho
 /**
  * What the tenant's objects at the processor moved on its balance, per currency (upper case), in minor units: what
  * its payment intents collected net of the processing fee, less what succeeded refunds gave back, disputes withdrew
- * (unless the funds came back) and charged as fees, and transfers paid out net of their reversals. Pure.
+ * (unless the funds came back) and charged as fees, and transfers paid out net of their reversals. An object whose
+ * balance transactions are in another currency (the processor converted it, issue 58) moved what they say, there.
+ * Pure.
  */
 function processorBalances(processor: ProcessorSnapshot): Map<string, number> {
   const balances = new Map<string, number>()
   const add = (currency: string, amount: number) =>
     balances.set(currency.toUpperCase(), (balances.get(currency.toUpperCase()) ?? 0) + amount)
-  for (const intent of processor.intents.filter((i) => i.status === 'succeeded'))
-    add(intent.currency, intent.amount - (intent.fee ?? 0))
-  for (const refund of processor.refunds.filter((r) => r.status === 'succeeded')) add(refund.currency, -refund.amount)
+  for (const intent of processor.intents.filter((i) => i.status === 'succeeded')) {
+    if (intent.settled) add(intent.settled.currency, intent.settled.amount - intent.settled.fee)
+    else add(intent.currency, intent.amount - (intent.fee ?? 0))
+  }
+  for (const refund of processor.refunds.filter((r) => r.status === 'succeeded')) {
+    if (refund.settled) add(refund.settled.currency, refund.settled.amount)
+    else add(refund.currency, -refund.amount)
+  }
   for (const dispute of processor.disputes) {
     const out = processorDisputeWithdrawn(dispute) && processorDisputeAsOurs(dispute) !== 'WON'
-    add(dispute.currency, -(out ? dispute.amount : 0) - (dispute.fee ?? 0))
+    if (dispute.settled) add(dispute.settled.currency, dispute.settled.amount - dispute.settled.fee)
+    else add(dispute.currency, -(out ? dispute.amount : 0) - (dispute.fee ?? 0))
   }
   for (const transfer of processor.transfers) add(transfer.currency, -(transfer.amount - transfer.amountReversed))
   return balances

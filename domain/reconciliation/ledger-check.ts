@@ -8,7 +8,7 @@
  *    (an unapplied payment is money the order never took: it counts in neither).
  * 2. Each payment: amountRefunded = Σ its SUCCEEDED refunds.
  * 3. Each unapplied payment that succeeded: refunds (PENDING or SUCCEEDED) cover its amount.
- * 4. The double-entry ledger: Σ debit = Σ credit in every entry, and over all entries per currency.
+ * 4. The double-entry ledger: Σ debit = Σ credit in every entry and over all entries, in each currency.
  * 5. Against the processor: every SUCCEEDED online payment's intent succeeded there with the same amount and
  *    currency, and every succeeded intent of the tenant is a SUCCEEDED payment here; every PAID transfer send exists
  *    there with the same amount net of reversals.

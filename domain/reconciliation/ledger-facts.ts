@@ -38,7 +38,7 @@ export interface LedgerFacts {
     status: string
     processorReference: string | null
   }>
-  /** Per ledger entry: its currency and the sums of its lines. */
+  /** Per ledger entry and currency of its lines: the sums of its lines in that currency. */
   entries: Array<{ id: string; currency: string; debit: number; credit: number }>
   /** The `clearing` account's balance (debit − credit) in each currency it has lines in: money at the processor. */
   clearing: Array<{ currency: string; balance: number }>
@@ -81,19 +81,14 @@ export async function loadLedgerFacts(uow: UnitOfWork): Promise<LedgerFacts> {
       select: { id: true, paymentId: true, amount: true, currency: true, status: true, processorReference: true },
       orderBy: { id: 'asc' },
     }),
+    // Each currency of an entry on its own: an entry of money the processor converted has lines in two (issue 58).
     await tx.ledgerLine.groupBy({
-      by: ['entryId'],
+      by: ['entryId', 'currency'],
       where: { tenantId },
       _sum: { debit: true, credit: true },
-      orderBy: { entryId: 'asc' },
+      orderBy: [{ entryId: 'asc' }, { currency: 'asc' }],
     }),
   ]
-  const currencies = new Map(
-    (await tx.ledgerEntry.findMany({ where: { tenantId }, select: { id: true, currency: true } })).map((e) => [
-      e.id,
-      e.currency,
-    ])
-  )
   return {
     orders,
     payments,
@@ -101,7 +96,7 @@ export async function loadLedgerFacts(uow: UnitOfWork): Promise<LedgerFacts> {
     refunds,
     entries: lines.map((l) => ({
       id: l.entryId,
-      currency: currencies.get(l.entryId) ?? '?',
+      currency: l.currency,
       debit: l._sum.debit ?? 0,
       credit: l._sum.credit ?? 0,
     })),

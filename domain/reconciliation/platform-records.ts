@@ -22,6 +22,10 @@ export interface OurPayment {
   createdAt: Date
   /** The processor's processing fee on it as we recorded it (issue 58). */
   processorFee: number
+  /** What its charge moved on a balance kept in another currency, as we recorded it (issue 58); null: none. */
+  settledCurrency: string | null
+  settledAmount: number | null
+  settledFee: number | null
 }
 
 /** One of our disputes (a row of `payment_disputes`), with what the comparison needs of its payment. */
@@ -134,6 +138,9 @@ export async function loadPlatformRecords(
       unapplied: true,
       createdAt: true,
       processorFee: true,
+      settledCurrency: true,
+      settledAmount: true,
+      settledFee: true,
     },
     orderBy: { id: 'asc' },
   })

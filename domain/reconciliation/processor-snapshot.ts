@@ -5,6 +5,7 @@
  * lists them (adapters/stripe/stripe-reconciliation-source.ts) sits behind {@link ReconciliationSource}, so the
  * comparison is a pure function over plain data and tests can give any snapshot.
  */
+import type { SettledMoney } from '../payments/online-processor-events.ts'
 
 /** A `created` window: from (inclusive) to (exclusive). */
 export interface CreatedWindow {
@@ -28,6 +29,8 @@ export interface ProcessorIntent {
   created: Date
   /** The processor's processing fee on its charge (issue 58), in minor units of `currency`; unsaid: not read. */
   fee?: number
+  /** What its charge moved on a balance kept in another currency (issue 58); unsaid: none, or not read. */
+  settled?: SettledMoney
 }
 
 /** A refund (Stripe `re_...`), ours or made at the processor directly (the Dashboard). */
@@ -43,6 +46,8 @@ export interface ProcessorRefund {
   /** Our refund's id, from the metadata we set (none for a refund made at the processor). */
   refundId: string | null
   created: Date
+  /** What it moved on a balance kept in another currency (its balance transaction, issue 58); unsaid: not read. */
+  settled?: SettledMoney
 }
 
 /** A dispute (chargeback, Stripe `dp_...`) of a payment. */
@@ -62,6 +67,8 @@ export interface ProcessorDispute {
   fundsReinstated?: boolean
   /** Stripe withdrew the disputed funds (not an inquiry, or one escalated); unsaid: read from `status`. */
   fundsWithdrawn?: boolean
+  /** What its balance transactions moved on a balance kept in another currency (issue 58); unsaid: none. */
+  settled?: SettledMoney
 }
 
 /** A transfer to a connected account (Stripe `tr_...`): a marketplace payout. */

@@ -5,9 +5,9 @@
  * (domain/payments/processor-events.ts), so a repair can do nothing a webhook could not:
  *
  * - a payment the processor took that is still PENDING or FAILED here (its webhook never came): the success;
- * - a payment that succeeded here with another processing fee than the processor's charge carries (its fee unknown
- *   when the success was applied, or the payment older than the fee's record, issue 58): the success again, which
- *   records the processor's fee and books the difference;
+ * - a payment that succeeded here at another cost than the processor's charge carries (another processing fee, or
+ *   another amount on a balance kept in another currency; unknown when the success was applied, or the payment older
+ *   than their record, issue 58): the success again, which records the processor's and books the difference;
  * - a refund of ours in another final state at the processor (failed days later, or succeeded after we gave up, or
  *   a success stored as `mismatch` because the payment had no room then): the processor's state, through the refund
  *   machine, which checks again whether the payment has room;
@@ -22,6 +22,7 @@
  * Everything else (amounts or currencies that differ, objects missing on one side) is left to an operator as a
  * finding.
  */
+import { chargeCostChange } from '../payments/intent-outcomes.ts'
 import type { OnlineProcessorEvent } from '../payments/online-processor-events.ts'
 import {
   intentStatusAsOurs,
@@ -45,8 +46,8 @@ export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: Proce
   for (const payment of ours.payments) {
     const intent = payment.processorReference === null ? undefined : intents.get(payment.processorReference)
     if (!intent || intentStatusAsOurs(intent) !== 'SUCCEEDED') continue
-    const feeDiffers = payment.status === 'SUCCEEDED' && intent.fee !== undefined && intent.fee !== payment.processorFee
-    if (payment.status !== 'PENDING' && payment.status !== 'FAILED' && !feeDiffers) continue
+    const costDiffers = payment.status === 'SUCCEEDED' && chargeCostChange(payment, intent.fee, intent.settled)
+    if (payment.status !== 'PENDING' && payment.status !== 'FAILED' && !costDiffers) continue
     if (intent.amount !== payment.amount || intent.currency !== payment.currency) continue
     repairs.push({
       objectId: intent.id,
@@ -58,7 +59,7 @@ export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: Proce
         currency: intent.currency,
         tenantId,
         paymentId: payment.id,
-        ...(intent.fee === undefined ? {} : { fee: intent.fee }),
+        ...(intent.fee === undefined ? {} : { fee: intent.fee, settled: intent.settled ?? null }),
       },
     })
   }
@@ -133,6 +134,7 @@ export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: Proce
         status,
         fee: dispute.fee ?? 0,
         fundsWithdrawn,
+        ...(dispute.settled && { settled: dispute.settled }),
       },
     })
   }

@@ -9,6 +9,7 @@
  * | `centre_funds` | asset | money the centre holds itself: payments it recorded (cash, terminal, bank transfer), net of their refunds and of payouts made without a payout processor |
  * | `payer_funds` | liability | money collected from payers that no settlement has taken for a provider yet (sessions not yet payable; lines no provider earns) |
  * | `processor_fees` | expense | what the payment processor charged: its processing fees and dispute fees |
+ * | `fx_conversion` | equity (trading) | money converted between currencies by the processor: the charged currency in, the balance's out |
  * | `provider_payable:<providerId>` | liability | what the platform owes the provider (negative: owed back) |
  * | `platform_fee_revenue` | revenue | the platform's fees, net of fees returned with refunds |
  * | `platform_adjustments` | expense | adjustments granted to providers (negative: recovered from them) |
@@ -25,6 +26,18 @@
  * | a refund succeeded, r (the opposite if it fails later) | payer_funds r | holding r |
  * | a dispute's funds withdrawn, d (the opposite when they are reinstated) | payer_funds d | holding d |
  * | the processor's fee f (its processing fee on a payment, a dispute's fee) | processor_fees f | holding f |
+ *
+ * A processor whose balance keeps another currency converts the money (FX): what moved on its balance is in that
+ * currency, from its balance transactions, and `fx_conversion` (a currency trading account) stands between the two, so
+ * each currency balances on its own. A payment of c charged in EUR and kept as c' (fee f') in USD:
+ *
+ * | currency | debit | credit |
+ * |---|---|---|
+ * | EUR | fx_conversion c | payer_funds c |
+ * | USD | clearing c' − f', processor_fees f' | fx_conversion c' |
+ *
+ * Refunds and disputes of such a payment move through it the same way; what `fx_conversion` holds in each currency is
+ * the conversions' position, and valued at one rate, the gain or loss of the rates moving in between.
  *
  * | item | debit | credit |
  * |---|---|---|
@@ -57,6 +70,7 @@ export const CLEARING = 'clearing'
 export const CENTRE_FUNDS = 'centre_funds'
 export const PAYER_FUNDS = 'payer_funds'
 export const PROCESSOR_FEES = 'processor_fees'
+export const FX_CONVERSION = 'fx_conversion'
 export const FEE_REVENUE = 'platform_fee_revenue'
 export const ADJUSTMENTS = 'platform_adjustments'
 export const payableAccount = (providerId: string) => `provider_payable:${providerId}`
@@ -88,6 +102,8 @@ export interface JournalLine {
   account: string
   debit: number
   credit: number
+  /** Upper-case ISO code; unsaid: the entry's. Only money moving through `fx_conversion` posts another. */
+  currency?: string
 }
 
 /**
@@ -153,17 +169,68 @@ export function journalLines(item: PostingSource): JournalLine[] {
 /** Where a payment's money is held: at the processor, or with the centre (a payment it recorded). */
 export const holdingAccount = (processor: string) => (processor === 'recorded' ? CENTRE_FUNDS : CLEARING)
 
+/** What moved for a payment, refund or dispute on the processor's balance, when it keeps another currency. */
+export interface SettledMove {
+  /** Upper-case ISO code of the balance. */
+  currency: string
+  /** Minor units of it: positive when the balance took money in, negative when it gave some back. */
+  collected: number
+  fee: number
+}
+
+/** A signed balance of one account in one currency: a debit balance when positive. */
+export interface AccountBalance {
+  account: string
+  currency: string
+  balance: number
+}
+
 /**
- * The journal lines that bring what the books hold of one payment, refund or dispute to what moved for it: `collected`
- * more money from the payer held (negative: given back, or withdrawn by the payer's bank), `fee` more charged by the
- * processor (negative: given back), both in minor units.
+ * What the books hold of one payment, refund or dispute once what moved for it is posted: `collected` money from the
+ * payer held (negative: given back, or withdrawn by the payer's bank) and `fee` charged by the processor, in minor
+ * units of `currency`; or, when the processor's balance keeps another currency, the payer's side in `currency` and the
+ * balance's in the settled one, through `fx_conversion`. Zero balances are left out. Pure.
  */
-export function collectionLines(holding: string, collected: number, fee: number): JournalLine[] {
-  return toLines([
-    [holding, collected - fee],
-    [PAYER_FUNDS, -collected],
-    [PROCESSOR_FEES, fee],
-  ])
+export function collectionBalances(
+  holding: string,
+  currency: string,
+  collected: number,
+  fee: number,
+  settled?: SettledMove
+): AccountBalance[] {
+  const balances: AccountBalance[] = settled
+    ? [
+        { account: PAYER_FUNDS, currency, balance: -collected },
+        { account: FX_CONVERSION, currency, balance: collected },
+        { account: FX_CONVERSION, currency: settled.currency, balance: -settled.collected },
+        { account: holding, currency: settled.currency, balance: settled.collected - settled.fee },
+        { account: PROCESSOR_FEES, currency: settled.currency, balance: settled.fee },
+      ]
+    : [
+        { account: holding, currency, balance: collected - fee },
+        { account: PAYER_FUNDS, currency, balance: -collected },
+        { account: PROCESSOR_FEES, currency, balance: fee },
+      ]
+  return balances.filter((b) => b.balance !== 0)
+}
+
+/**
+ * The journal lines that take what the books hold (`held`) to `target`, account by account and currency by currency:
+ * each line in its own currency. Pure.
+ */
+export function linesBetween(held: readonly AccountBalance[], target: readonly AccountBalance[]): JournalLine[] {
+  const key = (b: AccountBalance) => `${b.account}\u0000${b.currency}`
+  const moves = new Map<string, AccountBalance>()
+  for (const b of target) moves.set(key(b), { ...b, balance: (moves.get(key(b))?.balance ?? 0) + b.balance })
+  for (const b of held) moves.set(key(b), { ...b, balance: (moves.get(key(b))?.balance ?? 0) - b.balance })
+  return [...moves.values()]
+    .filter((m) => m.balance !== 0)
+    .map((m) => ({
+      account: m.account,
+      currency: m.currency,
+      debit: Math.max(m.balance, 0),
+      credit: Math.max(-m.balance, 0),
+    }))
 }
 
 /** What moves for a payout transfer (see {@link transferLines}). */

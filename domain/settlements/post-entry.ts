@@ -27,7 +27,13 @@ export async function postEntry(
   const entryId = newId('ledgerEntry')
   await tx.ledgerEntry.create({ data: { id: entryId, tenantId, ...entry } })
   await tx.ledgerLine.createMany({
-    data: lines.map((line) => ({ id: newId('ledgerLine'), tenantId, entryId, currency: entry.currency, ...line })),
+    data: lines.map((line) => ({
+      id: newId('ledgerLine'),
+      tenantId,
+      entryId,
+      ...line,
+      currency: line.currency ?? entry.currency,
+    })),
   })
   return entryId
 }

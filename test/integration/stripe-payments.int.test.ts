@@ -378,6 +378,41 @@ describe("Stripe's webhooks", () => {
     await expectLedgerHolds(platform, t.tenantId, stripeMock)
   })
 
+  // Issue 58, FX: an account whose balance keeps euros; Stripe converts each dollar charge and refund at 0.9.
+  it('book a charge Stripe converted in the currency its balance keeps, through fx_conversion', async () => {
+    const t = await freshTenant()
+    stripeMock.settleIn({ currency: 'eur', rate: 0.9 })
+    try {
+      const payment = await succeededPayment(t, await openOrder(t, 10_000), 10_000)
+      const refund = await platform.http.post(`/v1/payments/${payment.id}/refunds`, {
+        token: t.token,
+        body: { amount: 2_500, reason: 'REQUESTED_BY_CLIENT' },
+      })
+      expect(refund.status, JSON.stringify(refund.body)).toBe(201)
+      // The fee Stripe took in euros (2.9% of 9,000 + 30 = 291), as dollars at the charge's rate.
+      expect(await getPayment(t, payment.id)).toMatchObject({ processorFee: 323 })
+    } finally {
+      stripeMock.settleIn(null)
+    }
+    const books = await runInUnitOfWork(platform.api.deps.db, t.tenantId, ({ tx }) =>
+      tx.ledgerLine.groupBy({
+        by: ['account', 'currency'],
+        _sum: { debit: true, credit: true },
+        orderBy: [{ account: 'asc' }, { currency: 'asc' }],
+      })
+    )
+    expect(books.map((b) => [b.account, b.currency, (b._sum.debit ?? 0) - (b._sum.credit ?? 0)])).toEqual([
+      // What Stripe's balance holds: 9,000 in, its 291 fee and the refund's 2,250 out.
+      ['clearing', 'EUR', 9_000 - 291 - 2_250],
+      ['fx_conversion', 'EUR', -(9_000 - 2_250)],
+      ['fx_conversion', 'USD', 10_000 - 2_500],
+      ['payer_funds', 'USD', -(10_000 - 2_500)],
+      ['processor_fees', 'EUR', 291],
+    ])
+    // Clearing equals Stripe's balance transactions in euros, and nothing in dollars.
+    await expectLedgerHolds(platform, t.tenantId, stripeMock)
+  })
+
   it('settle a payment once, however often the success is delivered, and ignore a late failure', async () => {
     const t = await freshTenant()
     const orderId = await openOrder(t, 5_000)

@@ -89,6 +89,12 @@ export interface StripeMock {
     status?: string
     metadata?: Record<string, string>
   }): StripeObject
+  /**
+   * The platform account's balance keeps `currency` from now on (null: each object's own): Stripe converts every
+   * charge and refund made after it at `rate` (the object's currency to the balance's, both of two decimals here), and
+   * their balance transactions say what moved in it (issue 58, FX).
+   */
+  settleIn(balance: { currency: string; rate: number } | null): void
   /** A payer's dispute of an intent (`needs_response` unless given). */
   addDispute(dispute: { paymentIntent: string; amount?: number; status?: string }): StripeObject
   /**
@@ -283,6 +289,39 @@ function stripeModel() {
    * processing fee and the net, in the intent's currency (issue 58).
    */
   const charges = new Map<string, Record<string, unknown> & { id: string; balance_transaction: { id: string } }>()
+  /** Each refund's balance transaction, by the refund's id: expanded when asked (`balance_transaction`). */
+  const refundMoves = new Map<string, Record<string, unknown> & { id: string }>()
+  /** The currency the balance keeps, when the test made Stripe convert (settleIn). */
+  let balance: { currency: string; rate: number } | null = null
+  /** A balance transaction of `amount` in `currency` (Stripe units), converted to the balance's if it keeps another. */
+  const balanceMove = (
+    type: string,
+    amount: number,
+    currency: string,
+    fee: (amount: number, currency: string) => number
+  ) => {
+    const converted = balance && balance.currency !== currency
+    const moved = converted ? Math.round(amount * balance!.rate) : amount
+    const kept = converted ? balance!.currency : currency
+    const charged = fee(moved, kept)
+    return {
+      id: `txn_${randomBytes(12).toString('hex')}`,
+      object: 'balance_transaction',
+      amount: moved,
+      fee: charged,
+      net: moved - charged,
+      currency: kept,
+      exchange_rate: converted ? balance!.rate : null,
+      type,
+    }
+  }
+  /** A refund with its balance transaction as Stripe sends it: the object when asked to expand it, else its id. */
+  const withMove = (object: StripeObject, fields: string[]) => {
+    const move = object.object === 'refund' ? refundMoves.get(object.id) : undefined
+    if (!move) return object
+    const asked = fields.some((f) => f.replace(/^data\./, '') === 'balance_transaction')
+    return { ...object, balance_transaction: asked ? move : move.id }
+  }
   /** Every reversal of each transfer, newest first; the transfer itself embeds the first page, as Stripe's does. */
   const reversals = new Map<string, Array<{ id: string } & Record<string, unknown>>>()
   const reversalsOf = (transferId: string) => reversals.get(transferId) ?? []
@@ -337,23 +376,13 @@ function stripeModel() {
   /** The charge of an intent that succeeded, made once, with its balance transaction. */
   const chargeOf = (intent: StripeObject) => {
     if (typeof intent.latest_charge === 'string') return
-    const fee = processingFee(intent.amount, intent.currency)
     const charge = {
       id: `ch_${randomBytes(12).toString('hex')}`,
       object: 'charge',
       amount: intent.amount,
       currency: intent.currency,
       payment_intent: intent.id,
-      balance_transaction: {
-        id: `txn_${randomBytes(12).toString('hex')}`,
-        object: 'balance_transaction',
-        amount: intent.amount,
-        fee,
-        net: intent.amount - fee,
-        currency: intent.currency,
-        exchange_rate: null,
-        type: 'charge',
-      },
+      balance_transaction: balanceMove('charge', intent.amount, intent.currency, processingFee),
     }
     charges.set(charge.id, charge)
     intent.latest_charge = charge.id
@@ -378,7 +407,13 @@ function stripeModel() {
         last_payment_error: null,
       })
     }
-    if (type === 'refund') object.payment_intent = form.payment_intent ?? null
+    if (type === 'refund') {
+      object.payment_intent = form.payment_intent ?? null
+      refundMoves.set(
+        id,
+        balanceMove('refund', -object.amount, object.currency, () => 0)
+      )
+    }
     if (type === 'transfer')
       Object.assign(object, { amount_reversed: 0, reversed: false, destination: form.destination })
     return put(object)
@@ -405,7 +440,7 @@ function stripeModel() {
     const fields = expansions(query.entries())
     return json(
       200,
-      pageOf(all, query, `/v1/${collection}`, (o) => withCharge(expanded(o, expand), fields))
+      pageOf(all, query, `/v1/${collection}`, (o) => withMove(withCharge(expanded(o, expand), fields), fields))
     )
   }
 
@@ -453,7 +488,8 @@ function stripeModel() {
     if (request.method === 'GET' && action === undefined && id !== undefined) {
       if (removed.has(id)) return missing(type, id)
       const held = objects.get(id)
-      return held && json(200, withCharge(expanded(held, expand), expansions(url.searchParams.entries())))
+      const fields = expansions(url.searchParams.entries())
+      return held && json(200, withMove(withCharge(expanded(held, expand), fields), fields))
     }
     if (request.method !== 'POST') return undefined
     // Stripe refuses to refund a charge its payer's bank has charged back (`is_charge_refundable` false): the bank
@@ -471,10 +507,8 @@ function stripeModel() {
     }
     // Disputes are opened by payers' banks, and connected accounts are answered by stripe-mock until a test seeds one.
     if (id === undefined && type !== 'dispute' && type !== 'account' && type !== 'event') {
-      return json(
-        200,
-        created(type, request.form, JSON.parse(upstream.body.toString('utf8')) as Record<string, unknown>)
-      )
+      const object = created(type, request.form, JSON.parse(upstream.body.toString('utf8')) as Record<string, unknown>)
+      return json(200, withMove(object, expansions(Object.entries(request.form))))
     }
     const held = id === undefined ? undefined : objects.get(id)
     if (!held) return undefined
@@ -525,16 +559,25 @@ function stripeModel() {
       })
     },
     setRefundStatus: (id: string, status: string) => Object.assign(get(id), { status }),
+    settleIn(kept: { currency: string; rate: number } | null) {
+      balance = kept && { ...kept, currency: kept.currency.toLowerCase() }
+    },
     addRefund(refund: { paymentIntent: string; amount?: number; status?: string; metadata?: Record<string, string> }) {
       const intent = get(refund.paymentIntent)
-      return controls.seed({
+      const amount = refund.amount ?? intent.amount
+      const seeded = controls.seed({
         object: 'refund',
         payment_intent: intent.id,
-        amount: refund.amount ?? intent.amount,
+        amount,
         currency: intent.currency,
         status: refund.status ?? 'succeeded',
         metadata: refund.metadata ?? {},
       })
+      refundMoves.set(
+        seeded.id,
+        balanceMove('refund', -amount, intent.currency, () => 0)
+      )
+      return seeded
     },
     addDispute(dispute: { paymentIntent: string; amount?: number; status?: string }) {
       const intent = get(dispute.paymentIntent)

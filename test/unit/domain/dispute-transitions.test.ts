@@ -43,6 +43,9 @@ describe("one dispute's row, changed by its events (issue 58, item 3)", () => {
     lostAt: null,
     reinstatedAt: null,
     fundsWithdrawnAt: now as Date | null,
+    settledCurrency: null as string | null,
+    settledAmount: null as number | null,
+    settledFee: null as number | null,
     ...over,
   })
 
@@ -102,5 +105,27 @@ describe("one dispute's row, changed by its events (issue 58, item 3)", () => {
     expect(disputeChange(asked, { ...inquiry, fundsWithdrawn: true }, later)).toMatchObject({ fundsWithdrawnAt: later })
     expect(disputeChange(held(), { ...inquiry, fundsWithdrawn: true }, later)).toBeNull()
     expect(disputeChange(held(), { ...inquiry, status: 'WON' }, later)).not.toHaveProperty('fundsWithdrawnAt')
+  })
+
+  // Issue 58, FX: what the balance transactions moved in the balance's currency is the books' amount there.
+  it('records what the balance moved in another currency when the event read it, and keeps it when it did not', () => {
+    const withdrawn = { status: 'OPEN' as const, amount: 5_000, fee: 1_500, fundsWithdrawn: true }
+    const settled = { currency: 'EUR', amount: -4_600, fee: 1_380 }
+    const read = held({ fee: 1_500, settledCurrency: 'EUR', settledAmount: -4_600, settledFee: 1_380 })
+    expect(disputeChange(held({ fee: 1_500 }), { ...withdrawn, settled }, later)).toEqual({
+      status: 'OPEN',
+      amount: 5_000,
+      amountLost: 0,
+      fee: 1_500,
+      settledCurrency: 'EUR',
+      settledAmount: -4_600,
+      settledFee: 1_380,
+    })
+    expect(disputeChange(read, { ...withdrawn, settled }, later)).toBeNull()
+    expect(disputeChange(read, withdrawn, later)).toBeNull()
+    // Reinstated at another rate: the balance's net movement changes.
+    expect(disputeChange(read, { ...withdrawn, settled: { ...settled, amount: 40 } }, later)).toMatchObject({
+      settledAmount: 40,
+    })
   })
 })

@@ -38,6 +38,9 @@ const payment = (over: Partial<OurPayment> = {}): OurPayment => ({
   unapplied: false,
   createdAt: inside,
   processorFee: 0,
+  settledCurrency: null,
+  settledAmount: null,
+  settledFee: null,
   ...over,
 })
 const ourDispute = (over: Partial<OurDispute> = {}): OurDispute => ({

@@ -18,6 +18,9 @@ const payment = (id: string, status: 'PENDING' | 'SUCCEEDED' | 'FAILED', intent:
   unapplied: false,
   createdAt: created,
   processorFee: 0,
+  settledCurrency: null,
+  settledAmount: null,
+  settledFee: null,
 })
 const heldDispute = (processorReference: string, status: 'OPEN' | 'WON' | 'LOST' | 'CLOSED', amount = 5_000) => ({
   id: `dsp_${processorReference}`,
@@ -107,6 +110,24 @@ describe('reconciliation repairs (issue 46, item 8)', () => {
     expect(repairsOf('ten_1', recorded, theirs).map((r) => r.objectId)).toEqual(['pi_1'])
     // A read that did not expand the fee says nothing of it.
     expect(repairsOf('ten_1', ours(), { ...theirs, intents: [intent('pi_2', 'succeeded')] })).toEqual([])
+  })
+
+  it('records what a charge moved on a balance in another currency, when ours says otherwise (issue 58)', () => {
+    const settled = { currency: 'EUR', amount: 4_610, fee: 160 }
+    const theirs: ProcessorSnapshot = {
+      ...emptySnapshot(),
+      intents: [{ ...intent('pi_2', 'succeeded'), fee: 175, settled }],
+    }
+    const recorded = ours()
+    recorded.payments[1]!.processorFee = 175
+    const [repair] = repairsOf('ten_1', recorded, theirs)
+    expect(repair?.event).toMatchObject({ kind: 'payment.succeeded', intentId: 'pi_2', fee: 175, settled })
+    Object.assign(recorded.payments[1]!, { settledCurrency: 'EUR', settledAmount: 4_610, settledFee: 160 })
+    expect(repairsOf('ten_1', recorded, theirs)).toEqual([])
+    // Kept as charged at the processor, converted here: the success again, saying so.
+    expect(
+      repairsOf('ten_1', recorded, { ...theirs, intents: [{ ...intent('pi_2', 'succeeded'), fee: 175 }] })[0]?.event
+    ).toMatchObject({ fee: 175, settled: null })
   })
 
   it('records a dispute Stripe holds in another state, a lost one whose funds came back as won', () => {

@@ -5,7 +5,7 @@
 import Stripe from 'stripe'
 import { describe, expect, it } from 'vitest'
 import { onlineProcessorFrom } from '../../../../adapters/online-processors.ts'
-import { failureCodeOf, processingFeeOf } from '../../../../adapters/stripe/stripe-objects.ts'
+import { chargeCostOf, disputeOf, failureCodeOf } from '../../../../adapters/stripe/stripe-objects.ts'
 import { stripeProcessor } from '../../../../adapters/stripe/stripe-processor.ts'
 import { ProcessorSignatureError } from '../../../../domain/payments/online-processor.ts'
 import { loadConfig } from '../../../../infra/config.ts'
@@ -273,19 +273,44 @@ describe('Stripe events', () => {
     const intent = (latestCharge: unknown) =>
       ({ id: 'pi_1', amount: 10_000, currency: 'usd', latest_charge: latestCharge }) as unknown as Stripe.PaymentIntent
     const move = { id: 'txn_1', amount: 10_000, fee: 320, net: 9_680, currency: 'usd', exchange_rate: null }
-    expect(processingFeeOf(intent({ id: 'ch_1', balance_transaction: move }))).toBe(320)
-    // An account settling in euros: 288 EUR cents at 0.9 EUR to the dollar is 320 US cents.
+    expect(chargeCostOf(intent({ id: 'ch_1', balance_transaction: move }))).toEqual({ fee: 320, settled: null })
+    // An account settling in euros: 288 EUR cents at 0.9 EUR to the dollar is 320 US cents; the balance moved 9,000
+    // EUR cents in, 288 of them its fee (issue 58: the books post it in euros).
     expect(
-      processingFeeOf(
-        intent({ id: 'ch_1', balance_transaction: { ...move, fee: 288, currency: 'eur', exchange_rate: 0.9 } })
+      chargeCostOf(
+        intent({
+          id: 'ch_1',
+          balance_transaction: { ...move, amount: 9_000, fee: 288, net: 8_712, currency: 'eur', exchange_rate: 0.9 },
+        })
       )
-    ).toBe(320)
+    ).toEqual({ fee: 320, settled: { currency: 'EUR', amount: 9_000, fee: 288 } })
     // Not expanded (an event's intent), or no balance transaction yet: unknown, not 0.
-    expect(processingFeeOf(intent('ch_1'))).toBeNull()
-    expect(processingFeeOf(intent({ id: 'ch_1', balance_transaction: 'txn_1' }))).toBeNull()
-    expect(processingFeeOf(intent({ id: 'ch_1', balance_transaction: null }))).toBeNull()
+    expect(chargeCostOf(intent('ch_1'))).toBeNull()
+    expect(chargeCostOf(intent({ id: 'ch_1', balance_transaction: 'txn_1' }))).toBeNull()
+    expect(chargeCostOf(intent({ id: 'ch_1', balance_transaction: null }))).toBeNull()
     // No charge: nothing charged.
-    expect(processingFeeOf(intent(null))).toBe(0)
+    expect(chargeCostOf(intent(null))).toEqual({ fee: 0, settled: null })
+  })
+
+  it("reads what a dispute's balance transactions moved in another currency, withdrawn and reinstated (issue 58)", () => {
+    const dispute = (moves: object[], status = 'needs_response') =>
+      disputeOf({
+        id: 'dp_1',
+        object: 'dispute',
+        amount: 10_000,
+        currency: 'usd',
+        status,
+        payment_intent: 'pi_1',
+        balance_transactions: moves,
+      } as unknown as Stripe.Dispute)
+    const withdrawal = { amount: -9_000, fee: 1_350, currency: 'eur', exchange_rate: 0.9 }
+    expect(dispute([withdrawal]).settled).toEqual({ currency: 'EUR', amount: -9_000, fee: 1_350 })
+    // Given back at another rate: what stays out is the difference, the fee kept.
+    const reinstated = { amount: 9_100, fee: 0, currency: 'eur', exchange_rate: 0.91 }
+    expect(dispute([withdrawal, reinstated], 'won').settled).toEqual({ currency: 'EUR', amount: 100, fee: 1_350 })
+    // In the dispute's own currency, or none yet: nothing converted.
+    expect(dispute([{ ...withdrawal, currency: 'usd', exchange_rate: null }]).settled).toBeUndefined()
+    expect(dispute([]).settled).toBeUndefined()
   })
 
   it('reads failure reasons from the decline code first', () => {
