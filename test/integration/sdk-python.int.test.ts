@@ -11,6 +11,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { projectCacheDir } from '../../infra/project-cache.ts'
 import { liveTestEnvironment, runTool, startSdkHarness, type SdkHarness } from '../support/sdk-harness.ts'
 
 const run = promisify(execFile)
@@ -46,7 +47,10 @@ describe('the Python SDK', () => {
   it('passes its unit tests and mypy --strict, and builds a wheel with its typed models', async () => {
     const { scratch } = harness
     expect(await py(['pytest', '-q', 'tests', '--ignore=tests/live'])).toMatch(/\b\d+ passed\b/)
-    expect(await py(['mypy', 'src', 'tests'])).toMatch(/^Success: no issues found/m)
+    // mypy's cache outside the clone, per virtualenv (its mypy and plugins): it checks each module's hash, so a fresh
+    // clone's unchanged files are not checked again (7 CPU-s against 0.4, measured 2026-11-28).
+    const cache = projectCacheDir('mypy', path.basename(path.dirname(path.dirname(python))))
+    expect(await py(['mypy', 'src', 'tests'], { MYPY_CACHE_DIR: cache })).toMatch(/^Success: no issues found/m)
     const wheels = path.join(scratch, 'wheels')
     await py(['build', '--wheel', '--no-isolation', '--outdir', wheels])
     const listing = await py(['zipfile', '-l', path.join(wheels, 'therapy_care-0.2.0-py3-none-any.whl')])
