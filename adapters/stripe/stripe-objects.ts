@@ -12,6 +12,7 @@ import type {
   ProcessorEventSubject,
   SettledMoney,
 } from '../../domain/payments/online-processor-events.ts'
+import type { ProcessorRefundAnswer } from '../../domain/payments/online-processor.ts'
 import type { PaymentFailureCode } from '../../domain/payments/payment-processor.ts'
 import { isCurrency, minorUnitExponent } from '../../domain/pricing/currencies.ts'
 import { fromStripeAmount } from './stripe-currencies.ts'
@@ -62,11 +63,15 @@ export function refundStatusOf(status: string | null | undefined): 'PENDING' | '
   return 'PENDING'
 }
 
-/** A Stripe refund as the processor seam answers one: its id, its state as ours, why it failed. */
-export const refundHeldOf = (refund: Stripe.Refund) => ({
+/**
+ * A Stripe refund as the processor seam answers one: its id, its state as ours, why it failed, and what it moved on a
+ * balance kept in another currency when its balance transaction was expanded (issue 58).
+ */
+export const refundHeldOf = (refund: Stripe.Refund): ProcessorRefundAnswer => ({
   id: refund.id,
   status: refundStatusOf(refund.status),
   failureMessage: refund.failure_reason ?? null,
+  settled: refundSettledOf(refund) ?? null,
 })
 
 /**

@@ -124,11 +124,16 @@ export function stripePayments(stripe: Stripe): StripePayments {
       return refundHeldOf(refund)
     },
     async retrieveRefund(processorRefundId) {
-      return refundHeldOf(await stripe.refunds.retrieve(processorRefundId))
+      return refundHeldOf(await stripe.refunds.retrieve(processorRefundId, { expand: ['balance_transaction'] }))
     },
     async findRefund({ intentId, refundId }) {
       // Every refund of the intent, ours told apart by the id we put in its metadata.
-      for await (const refund of stripe.refunds.list({ payment_intent: intentId, limit: 100 })) {
+      const refunds = stripe.refunds.list({
+        payment_intent: intentId,
+        limit: 100,
+        expand: ['data.balance_transaction'],
+      })
+      for await (const refund of refunds) {
         if (metadataOf(refund).refund_id === refundId) return refundHeldOf(refund)
       }
       return undefined

@@ -49,7 +49,14 @@ export interface PaymentMoney extends SettledColumns {
   amount: number
   /** The processor's processing fee on it (0 for one the centre recorded, or while the processor has not said). */
   processorFee: number
-  refunds: Array<{ id: string; status: RefundStatus; amount: number }>
+  refunds: Array<{
+    id: string
+    status: RefundStatus
+    amount: number
+    /** What it moved on the balance, when the processor said (its balance transaction); null: not said. */
+    settledCurrency: string | null
+    settledAmount: number | null
+  }>
   disputes: Array<
     SettledColumns & {
       id: string
@@ -68,10 +75,10 @@ export interface PaymentMoney extends SettledColumns {
  * back when the centre wins), and its fee is what the processor charged net of what it gave back.
  *
  * A payment the processor converted (its balance keeps another currency) moves there what its balance transaction
- * says; a dispute what its own say, once read. A refund, and a dispute whose balance transactions were not read, move
- * it at the payment's own rate (its charge's amount there over its amount here, rounded to the minor unit): an
- * estimate where the processor converts at the day's rate, which the ledger check's clearing rule shows as a
- * difference in the balance's currency.
+ * says; a refund and a dispute what their own say, once read. One not read yet moves it at the payment's own rate
+ * (its charge's amount there over its amount here, rounded to the minor unit): an estimate, where the processor
+ * converts at the day's rate, until the processor's word on it is read (its answer, an event read back, a
+ * reconciliation run) and the difference is posted.
  */
 export function moneyMoved(payment: PaymentMoney): MoneyMoved[] {
   const charged = settledOf(payment)
@@ -92,7 +99,8 @@ export function moneyMoved(payment: PaymentMoney): MoneyMoved[] {
     },
     ...payment.refunds.map((refund) => {
       const collected = refund.status === 'SUCCEEDED' ? -refund.amount : 0
-      const settled = atChargeRate(collected, 0)
+      const said = refund.settledCurrency === null ? undefined : { ...refund, settledFee: 0 }
+      const settled = said && collected !== 0 ? settledOf(said) : atChargeRate(collected, 0)
       return {
         subject: refund.id,
         collected,
@@ -139,7 +147,7 @@ export async function bookPaymentMoney(uow: UnitOfWork, paymentId: string, now: 
       currency: true,
       processor: true,
       ...SETTLED,
-      refunds: { select: { id: true, status: true, amount: true } },
+      refunds: { select: { id: true, status: true, amount: true, settledCurrency: true, settledAmount: true } },
       disputes: {
         select: {
           id: true,

@@ -93,6 +93,8 @@ export type OnlineProcessorEvent =
       currency: string
       status: 'PENDING' | 'SUCCEEDED' | 'FAILED'
       failureMessage: string | null
+      /** What it moved on a balance kept in another currency (issue 58), when the processor's word carried it. */
+      settled?: SettledMoney
     }
   /** A dispute (chargeback) of a payment opened, changed or closed. */
   | ({ kind: 'dispute.updated'; eventId: string } & ProcessorDispute)

@@ -9,6 +9,7 @@
 import type {
   ChargeCost,
   ParsedProcessorEvent,
+  SettledMoney,
   ProcessorDispute,
   WebhookEndpointKind,
 } from './online-processor-events.ts'
@@ -29,6 +30,17 @@ export type IntentCancellation =
   | { status: 'canceled' }
   /** `charge`: the processor's cost of it (issue 58), null when it did not say. */
   | { status: 'succeeded'; amount: number; currency: string; charge: ChargeCost | null }
+
+/**
+ * A refund as the processor answers for it: its id, its state as ours, why it failed, and what it moved on a balance
+ * kept in another currency (issue 58; null: kept as charged, or not said).
+ */
+export interface ProcessorRefundAnswer {
+  id: string
+  status: 'PENDING' | 'SUCCEEDED' | 'FAILED'
+  failureMessage: string | null
+  settled: SettledMoney | null
+}
 
 /**
  * An online processor (Stripe). Every call that creates something takes an idempotency key, stored with our record
@@ -54,7 +66,7 @@ export interface OnlinePaymentProcessor {
     amount: number
     currency: string
     idempotencyKey: string
-  }): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null }>
+  }): Promise<ProcessorRefundAnswer>
   /**
    * Why the processor cannot charge or refund `amount` (ISO minor units of `currency`) under its own currency rules,
    * or undefined when it can: asked before anything is recorded, so the caller is answered 400.
@@ -64,10 +76,7 @@ export interface OnlinePaymentProcessor {
    * The refund the processor made for our refund `refundId` of the intent, if any: asked before a refund is sent
    * again past the processor's idempotency window (Stripe may have forgotten its key, and would refund again).
    */
-  findRefund(input: {
-    intentId: string
-    refundId: string
-  }): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null } | undefined>
+  findRefund(input: { intentId: string; refundId: string }): Promise<ProcessorRefundAnswer | undefined>
   /**
    * The processor's cost of an intent's payment (issue 58): its processing fee in minor units of the payment's
    * currency, and what it moved on a balance kept in another currency. Asked when its success is applied, since the
@@ -77,9 +86,7 @@ export interface OnlinePaymentProcessor {
   /** A dispute as the processor holds it now (asked when an event's word about it is in doubt). */
   retrieveDispute(disputeId: string): Promise<ProcessorDispute>
   /** A refund as the processor holds it now (asked when an event's word about it is in doubt). */
-  retrieveRefund(
-    processorRefundId: string
-  ): Promise<{ id: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null }>
+  retrieveRefund(processorRefundId: string): Promise<ProcessorRefundAnswer>
   /**
    * Cancels an intent the payer has not completed (it expired, or the centre gave it up), so it can no longer pay.
    * @returns `canceled`, or `succeeded` with the intent's amount and currency when the processor had already taken

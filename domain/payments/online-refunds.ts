@@ -11,7 +11,7 @@ import { AppError, idempotencyKeyReused, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { lockOrder, type OrderWithLines } from '../orders/order-service.ts'
 import type { PaymentFlows } from './payment-flows.ts'
-import { ProcessorRefusedError, type OnlinePaymentProcessor } from './online-processor.ts'
+import { ProcessorRefusedError, type OnlinePaymentProcessor, type ProcessorRefundAnswer } from './online-processor.ts'
 import type { PaymentWithRefunds } from './payment-service.ts'
 import { keyBeforeCallers, processorKey, type RequestKey } from './processor-keys.ts'
 import { refundLineRows, type RefundLineInput } from './refund-lines.ts'
@@ -89,7 +89,27 @@ export async function recordOnlineRefund(
  */
 const KEY_WINDOW_MS = 23 * 3600 * 1000
 
-type RefundAnswer = { id?: string; status: 'PENDING' | 'SUCCEEDED' | 'FAILED'; failureMessage: string | null }
+type RefundAnswer = Omit<ProcessorRefundAnswer, 'id' | 'settled'> &
+  Partial<Pick<ProcessorRefundAnswer, 'id' | 'settled'>>
+
+/**
+ * The processor's answer with what the refund moved on its balance, when the payment's charge was converted (issue
+ * 58): an answer to a create does not carry it (its balance transaction is not expanded, and asking for that would
+ * change the parameters of a request the processor may be replaying by its key), so the refund is read once more.
+ * A read that fails leaves it unsaid: the refund is booked at its payment's rate, and the reconciliation corrects it.
+ */
+async function withSettled(
+  processor: OnlinePaymentProcessor,
+  payment: { settledCurrency: string | null },
+  answer: RefundAnswer
+): Promise<RefundAnswer> {
+  if (payment.settledCurrency === null || answer.settled || !answer.id || answer.status === 'FAILED') return answer
+  try {
+    return { ...answer, settled: (await processor.retrieveRefund(answer.id)).settled }
+  } catch {
+    return answer
+  }
+}
 
 /** Sends the refund; the processor's refusal of the refund itself is its FAILED answer. */
 async function createRefund(
@@ -143,7 +163,7 @@ export async function sendRefund(
     now().getTime() - refund.createdAt.getTime() > KEY_WINDOW_MS
       ? await processor.findRefund({ intentId, refundId })
       : undefined
-  const answer =
+  const sent =
     made ??
     (await createRefund(processor, {
       tenantId,
@@ -154,6 +174,7 @@ export async function sendRefund(
       currency: refund.currency,
       idempotencyKey,
     }))
+  const answer = await withSettled(processor, payment, sent)
   await runInUnitOfWork(db, tenantId, async (uow) => {
     const order = await lockOrder(uow, refund.orderId)
     const current = await uow.tx.refund.findFirstOrThrow({ where: { id: refundId, tenantId } })
@@ -165,6 +186,7 @@ export async function sendRefund(
     await moveRefund(uow, order, current, reported, now(), {
       processorReference: answer.id,
       failureMessage: answer.failureMessage,
+      settled: answer.settled,
     })
   })
   return true
@@ -206,7 +228,9 @@ export async function giveUpRefund(
       current,
       made?.status ?? 'FAILED',
       now(),
-      made ? { processorReference: made.id, failureMessage: made.failureMessage } : { failureMessage: reason }
+      made
+        ? { processorReference: made.id, failureMessage: made.failureMessage, settled: made.settled }
+        : { failureMessage: reason }
     )
   })
 }

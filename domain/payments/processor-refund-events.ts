@@ -43,12 +43,21 @@ export async function refundAsHeld(
           ...(event.subject ? [{ id: event.subject.refundId }] : []),
         ],
       },
-      select: { status: true },
+      select: { status: true, settledCurrency: true, payment: { select: { settledCurrency: true } } },
     })
   )
-  if (ours?.status !== 'FAILED') return event
+  // A success of a converted payment's refund whose movement on the balance we have not read (issue 58): the event's
+  // refund does not carry its balance transaction, the processor's answer to a read does.
+  const unread =
+    event.status === 'SUCCEEDED' && !event.settled && ours?.payment.settledCurrency && !ours.settledCurrency
+  if (ours?.status !== 'FAILED' && !unread) return event
   const held = await retrieve(event.processorRefundId)
-  return { ...event, status: held.status, failureMessage: held.failureMessage }
+  return {
+    ...event,
+    status: held.status,
+    failureMessage: held.failureMessage,
+    ...(held.settled && { settled: held.settled }),
+  }
 }
 
 /** A refund's state at the processor, applied to our refund of the payment (its order locked). */
@@ -96,6 +105,7 @@ export async function applyRefundEvent(
     const moved = await moveRefund(uow, order, refund, event.status, ctx.now, {
       processorReference: event.processorRefundId,
       failureMessage: event.failureMessage,
+      settled: event.settled,
     })
     return moved ? 'applied' : 'unchanged'
   }
@@ -144,6 +154,9 @@ async function recordDashboardRefund(
       processorReference: event.processorRefundId,
     },
   })
-  await moveRefund(uow, order, refund, event.status, ctx.now, { failureMessage: event.failureMessage })
+  await moveRefund(uow, order, refund, event.status, ctx.now, {
+    failureMessage: event.failureMessage,
+    settled: event.settled,
+  })
   return 'applied'
 }

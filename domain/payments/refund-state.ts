@@ -9,12 +9,21 @@ import type { Refund, RefundStatus } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { applyOrderMoney, type OrderWithLines } from '../orders/order-service.ts'
 import { bookPaymentMoney } from './collection-ledger.ts'
+import type { SettledMoney } from './online-processor-events.ts'
 import { nextRefundStatus, refundedDelta } from './refund-transitions.ts'
 
 /** What a move may record besides the status. */
 export interface RefundMoveDetails {
   processorReference?: string
   failureMessage?: string | null
+  /** What it moved on a processor's balance kept in another currency, when the processor's word said (issue 58). */
+  settled?: SettledMoney | null
+}
+
+/** The settled columns a processor's word about a refund changes, or none (it said nothing, or what is recorded). */
+function settledChange(refund: Refund, settled: SettledMoney | null | undefined) {
+  if (!settled || (refund.settledCurrency === settled.currency && refund.settledAmount === settled.amount)) return
+  return { settledCurrency: settled.currency, settledAmount: settled.amount }
 }
 
 /**
@@ -32,20 +41,31 @@ export async function moveRefund(
 ): Promise<boolean> {
   const next = nextRefundStatus(refund.status, reported)
   const reference = details.processorReference && !refund.processorReference ? details.processorReference : undefined
+  const settled = settledChange(refund, details.settled)
   if (!next) {
-    if (reference) await uow.tx.refund.update({ where: { id: refund.id }, data: { processorReference: reference } })
-    return false
+    if (reference || settled) {
+      await uow.tx.refund.update({
+        where: { id: refund.id },
+        data: { ...(reference ? { processorReference: reference } : {}), ...settled },
+      })
+    }
+    // What it moved on the balance, known now: the books move from the estimate to it.
+    if (settled) await bookPaymentMoney(uow, refund.paymentId, now)
+    return Boolean(settled)
   }
   await uow.tx.refund.update({
     where: { id: refund.id },
     data: {
       status: next,
       ...(reference ? { processorReference: reference } : {}),
+      ...settled,
       ...(next === 'SUCCEEDED' ? { succeededAt: now, failedAt: null, failureMessage: null } : {}),
       ...(next === 'FAILED' ? { failedAt: now, failureMessage: details.failureMessage ?? null } : {}),
     },
   })
-  await applyRefundMoney(uow, order, refund.paymentId, refundedDelta(refund.status, next, refund.amount), now)
+  const delta = refundedDelta(refund.status, next, refund.amount)
+  await applyRefundMoney(uow, order, refund.paymentId, delta, now)
+  if (delta === 0 && settled) await bookPaymentMoney(uow, refund.paymentId, now)
   return true
 }
 

@@ -53,6 +53,9 @@ export interface OurRefund {
   status: RefundStatus
   processorReference: string | null
   createdAt: Date
+  /** What it moved on a balance kept in another currency, as we recorded it (issue 58); null: not recorded. */
+  settledCurrency: string | null
+  settledAmount: number | null
 }
 
 /** One send of a payout transfer: an attempt row, or a transfer paid before attempts were recorded. */
@@ -172,6 +175,8 @@ export async function loadPlatformRecords(
       status: true,
       processorReference: true,
       createdAt: true,
+      settledCurrency: true,
+      settledAmount: true,
     },
     orderBy: { id: 'asc' },
   })

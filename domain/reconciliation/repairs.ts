@@ -73,7 +73,12 @@ export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: Proce
     )
     const payment = refund.paymentIntentId === null ? undefined : ourIntents.get(refund.paymentIntentId)
     if (!payment || status === 'PENDING' || refund.currency !== payment.currency) continue
-    if (mine && (mine.status === status || mine.amount !== refund.amount)) continue
+    // The same state, but what it moved on a balance in another currency not as we booked it (issue 58): the state
+    // again, with that movement.
+    const settledDiffers =
+      refund.settled !== undefined &&
+      (mine?.settledCurrency !== refund.settled.currency || mine.settledAmount !== refund.settled.amount)
+    if (mine && ((mine.status === status && !settledDiffers) || mine.amount !== refund.amount)) continue
     // A refund we have no record of is recorded only once it succeeded, and never one that names a refund of ours.
     if (!mine && (status !== 'SUCCEEDED' || refund.refundId !== null)) continue
     repairs.push({
@@ -88,6 +93,7 @@ export function repairsOf(tenantId: string, ours: PlatformRecords, theirs: Proce
         currency: refund.currency,
         status,
         failureMessage: null,
+        ...(refund.settled && { settled: refund.settled }),
       },
     })
   }

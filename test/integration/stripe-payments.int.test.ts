@@ -378,17 +378,24 @@ describe("Stripe's webhooks", () => {
     await expectLedgerHolds(platform, t.tenantId, stripeMock)
   })
 
-  // Issue 58, FX: an account whose balance keeps euros; Stripe converts each dollar charge and refund at 0.9.
-  it('book a charge Stripe converted in the currency its balance keeps, through fx_conversion', async () => {
+  // Issue 58, FX: an account whose balance keeps euros; Stripe converts the dollar charge at 0.9 and, the day after,
+  // its refund at 0.92.
+  it('book a charge and a refund Stripe converted in the currency its balance keeps, through fx_conversion', async () => {
     const t = await freshTenant()
     stripeMock.settleIn({ currency: 'eur', rate: 0.9 })
     try {
       const payment = await succeededPayment(t, await openOrder(t, 10_000), 10_000)
+      stripeMock.settleIn({ currency: 'eur', rate: 0.92 })
+      const before = stripeMock.requests.length
       const refund = await platform.http.post(`/v1/payments/${payment.id}/refunds`, {
         token: t.token,
         body: { amount: 2_500, reason: 'REQUESTED_BY_CLIENT' },
       })
       expect(refund.status, JSON.stringify(refund.body)).toBe(201)
+      // The answer to the create does not carry its balance transaction: the refund is read back for it.
+      expect(stripeMock.requests.slice(before).map((r) => `${r.method} ${decodeURIComponent(r.path)}`)).toContain(
+        `GET /v1/refunds/${refund.body.processorReference}?expand[0]=balance_transaction`
+      )
       // The fee Stripe took in euros (2.9% of 9,000 + 30 = 291), as dollars at the charge's rate.
       expect(await getPayment(t, payment.id)).toMatchObject({ processorFee: 323 })
     } finally {
@@ -402,14 +409,36 @@ describe("Stripe's webhooks", () => {
       })
     )
     expect(books.map((b) => [b.account, b.currency, (b._sum.debit ?? 0) - (b._sum.credit ?? 0)])).toEqual([
-      // What Stripe's balance holds: 9,000 in, its 291 fee and the refund's 2,250 out.
-      ['clearing', 'EUR', 9_000 - 291 - 2_250],
-      ['fx_conversion', 'EUR', -(9_000 - 2_250)],
+      // What Stripe's balance holds: 9,000 in, its 291 fee and the refund's 2,300 out.
+      ['clearing', 'EUR', 9_000 - 291 - 2_300],
+      // Valued at either rate, the 50 EUR the rate's move cost.
+      ['fx_conversion', 'EUR', -(9_000 - 2_300)],
       ['fx_conversion', 'USD', 10_000 - 2_500],
       ['payer_funds', 'USD', -(10_000 - 2_500)],
       ['processor_fees', 'EUR', 291],
     ])
     // Clearing equals Stripe's balance transactions in euros, and nothing in dollars.
+    await expectLedgerHolds(platform, t.tenantId, stripeMock)
+
+    // A dispute of the rest: Stripe withdraws 75.00 USD as 69.00 EUR with its 15.00 EUR fee, as the dispute's
+    // balance transactions (embedded in it) say.
+    const intentId = stripeMock.objects('payment_intent').find((i) => i.metadata.tenant_id === t.tenantId)!.id
+    const dispute = stripeMock.addDispute({ paymentIntent: intentId, amount: 7_500 })
+    stripeMock.update(dispute.id, {
+      balance_transactions: [{ amount: -6_900, fee: 1_500, net: -8_400, currency: 'eur', exchange_rate: 0.92 }],
+    })
+    expect((await deliver(stripeMock.event('charge.dispute.created', dispute.id))).body.outcome).toBe('applied')
+    const clearing = await runInUnitOfWork(platform.api.deps.db, t.tenantId, ({ tx }) =>
+      tx.ledgerLine.groupBy({
+        by: ['currency'],
+        where: { account: 'clearing' },
+        _sum: { debit: true, credit: true },
+        orderBy: { currency: 'asc' },
+      })
+    )
+    expect(clearing.map((c) => [c.currency, (c._sum.debit ?? 0) - (c._sum.credit ?? 0)])).toEqual([
+      ['EUR', 9_000 - 291 - 2_300 - 6_900 - 1_500],
+    ])
     await expectLedgerHolds(platform, t.tenantId, stripeMock)
   })
 

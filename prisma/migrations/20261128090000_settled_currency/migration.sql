@@ -1,5 +1,6 @@
 -- Issue 58, "FX as ledger entries": a processor that keeps its balance in another currency than the payer paid in
--- converts the charge, and its balance transactions say what moved in that currency. Payments and disputes record it
+-- converts the charge, and its balance transactions say what moved in that currency. Payments, refunds and disputes
+-- record it
 -- (null: kept as charged), and the collection entries post the conversion through `fx_conversion`, a currency trading
 -- account: the payer's money in the charged currency, the processor's in the balance's (domain/settlements/journal.ts).
 -- An entry then has lines in two currencies, so an entry balances in each currency, not across them.
@@ -8,6 +9,10 @@
 ALTER TABLE "payments" ADD COLUMN     "settled_amount" BIGINT,
 ADD COLUMN     "settled_currency" TEXT,
 ADD COLUMN     "settled_fee" BIGINT;
+
+-- AlterTable
+ALTER TABLE "refunds" ADD COLUMN     "settled_amount" BIGINT,
+ADD COLUMN     "settled_currency" TEXT;
 
 -- AlterTable
 ALTER TABLE "payment_disputes" ADD COLUMN     "settled_amount" BIGINT,

@@ -28,9 +28,9 @@ const payment = (): PaymentMoney => ({
   processorFee: 320,
   ...KEPT_AS_CHARGED,
   refunds: [
-    { id: 'ref_1', status: 'SUCCEEDED', amount: 2_000 },
-    { id: 'ref_2', status: 'PENDING', amount: 1_000 },
-    { id: 'ref_3', status: 'FAILED', amount: 500 },
+    { id: 'ref_1', status: 'SUCCEEDED', amount: 2_000, settledCurrency: null, settledAmount: null },
+    { id: 'ref_2', status: 'PENDING', amount: 1_000, settledCurrency: null, settledAmount: null },
+    { id: 'ref_3', status: 'FAILED', amount: 500, settledCurrency: null, settledAmount: null },
   ],
   disputes: [
     // An inquiry: nothing withdrawn, no fee.
@@ -109,6 +109,15 @@ describe('moneyMoved, converted by the processor (FX)', () => {
     // 20.00 EUR of 100.00 at the charge's 1.0837: 21.674, rounded.
     expect(refunded!.settled).toEqual({ currency: 'USD', collected: -2_167, fee: 0 })
     expect(pending!.settled).toEqual({ currency: 'USD', collected: 0, fee: 0 })
+  })
+
+  it("moves a refund as its own balance transaction says once read, at the day's rate", () => {
+    const read = converted()
+    read.refunds[0] = { ...read.refunds[0]!, settledCurrency: 'USD', settledAmount: -2_190 }
+    expect(moneyMoved(read)[1]!.settled).toEqual({ currency: 'USD', collected: -2_190, fee: 0 })
+    // Read, but failed since: nothing out.
+    read.refunds[0].status = 'FAILED'
+    expect(moneyMoved(read)[1]!.settled).toEqual({ currency: 'USD', collected: 0, fee: 0 })
   })
 
   it("moves a dispute as its own balance transactions say once read, at the payment's rate before", () => {

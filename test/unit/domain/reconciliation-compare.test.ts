@@ -73,6 +73,8 @@ const refund = (over: Partial<OurRefund> = {}): OurRefund => ({
   status: 'SUCCEEDED',
   processorReference: 're_1',
   createdAt: inside,
+  settledCurrency: null,
+  settledAmount: null,
   ...over,
 })
 const send = (over: Partial<OurTransfer> = {}): OurTransfer => ({

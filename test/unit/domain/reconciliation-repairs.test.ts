@@ -45,6 +45,8 @@ const ours = (): PlatformRecords => ({
       status: 'SUCCEEDED',
       processorReference: 're_1',
       createdAt: created,
+      settledCurrency: null,
+      settledAmount: null,
     },
   ],
   transfers: [],
@@ -128,6 +130,30 @@ describe('reconciliation repairs (issue 46, item 8)', () => {
     expect(
       repairsOf('ten_1', recorded, { ...theirs, intents: [{ ...intent('pi_2', 'succeeded'), fee: 175 }] })[0]?.event
     ).toMatchObject({ fee: 175, settled: null })
+  })
+
+  it('records what a refund moved on a balance in another currency, its state the same (issue 58)', () => {
+    const settled = { currency: 'EUR', amount: -910, fee: 0 }
+    const refund = (extra: object = {}): ProcessorSnapshot['refunds'][number] => ({
+      id: 're_1',
+      amount: 1_000,
+      currency: 'USD',
+      status: 'succeeded',
+      paymentIntentId: 'pi_2',
+      paymentId: 'pay_2',
+      refundId: 'ref_1',
+      created,
+      ...extra,
+    })
+    const theirs = { ...emptySnapshot(), intents: [{ ...intent('pi_2', 'succeeded') }], refunds: [refund({ settled })] }
+    const recorded = ours()
+    expect(repairsOf('ten_1', recorded, theirs).map((r) => r.event)).toEqual([
+      expect.objectContaining({ kind: 'refund.updated', status: 'SUCCEEDED', settled }),
+    ])
+    Object.assign(recorded.refunds[0]!, { settledCurrency: 'EUR', settledAmount: -910 })
+    expect(repairsOf('ten_1', recorded, theirs)).toEqual([])
+    // Not read (no balance transaction expanded): nothing to repair.
+    expect(repairsOf('ten_1', ours(), { ...theirs, refunds: [refund()] })).toEqual([])
   })
 
   it('records a dispute Stripe holds in another state, a lost one whose funds came back as won', () => {
