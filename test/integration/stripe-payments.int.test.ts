@@ -382,9 +382,10 @@ describe("Stripe's webhooks", () => {
   // its refund at 0.92.
   it('book a charge and a refund Stripe converted in the currency its balance keeps, through fx_conversion', async () => {
     const t = await freshTenant()
+    let payment: PaymentRef
     stripeMock.settleIn({ currency: 'eur', rate: 0.9 })
     try {
-      const payment = await succeededPayment(t, await openOrder(t, 10_000), 10_000)
+      payment = await succeededPayment(t, await openOrder(t, 10_000), 10_000)
       stripeMock.settleIn({ currency: 'eur', rate: 0.92 })
       const before = stripeMock.requests.length
       const refund = await platform.http.post(`/v1/payments/${payment.id}/refunds`, {
@@ -396,8 +397,13 @@ describe("Stripe's webhooks", () => {
       expect(stripeMock.requests.slice(before).map((r) => `${r.method} ${decodeURIComponent(r.path)}`)).toContain(
         `GET /v1/refunds/${refund.body.processorReference}?expand[0]=balance_transaction`
       )
-      // The fee Stripe took in euros (2.9% of 9,000 + 30 = 291), as dollars at the charge's rate.
-      expect(await getPayment(t, payment.id)).toMatchObject({ processorFee: 323 })
+      // The fee Stripe took in euros (2.9% of 9,000 + 30 = 291), as dollars at the charge's rate; what the balance
+      // moved, in euros, as its balance transactions say.
+      expect(await getPayment(t, payment.id)).toMatchObject({
+        processorFee: 323,
+        settled: { currency: 'EUR', amount: 9_000, fee: 291 },
+        refunds: [expect.objectContaining({ amount: 2_500, settled: { currency: 'EUR', amount: -2_300, fee: 0 } })],
+      })
     } finally {
       stripeMock.settleIn(null)
     }
@@ -422,12 +428,14 @@ describe("Stripe's webhooks", () => {
 
     // A dispute of the rest: Stripe withdraws 75.00 USD as 69.00 EUR with its 15.00 EUR fee, as the dispute's
     // balance transactions (embedded in it) say.
-    const intentId = stripeMock.objects('payment_intent').find((i) => i.metadata.tenant_id === t.tenantId)!.id
-    const dispute = stripeMock.addDispute({ paymentIntent: intentId, amount: 7_500 })
+    const dispute = stripeMock.addDispute({ paymentIntent: payment.processorReference, amount: 7_500 })
     stripeMock.update(dispute.id, {
       balance_transactions: [{ amount: -6_900, fee: 1_500, net: -8_400, currency: 'eur', exchange_rate: 0.92 }],
     })
     expect((await deliver(stripeMock.event('charge.dispute.created', dispute.id))).body.outcome).toBe('applied')
+    expect((await getPayment(t, payment.id)).disputes).toEqual([
+      expect.objectContaining({ amount: 7_500, settled: { currency: 'EUR', amount: -6_900, fee: 1_500 } }),
+    ])
     const clearing = await runInUnitOfWork(platform.api.deps.db, t.tenantId, ({ tx }) =>
       tx.ledgerLine.groupBy({
         by: ['currency'],

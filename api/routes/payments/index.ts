@@ -25,6 +25,10 @@ type PaymentBody = z.infer<typeof Payment>
 type RefundRow = PaymentWithRefunds['refunds'][number]
 type DisputeRow = PaymentWithRefunds['disputes'][number]
 
+/** What the processor's balance moved in the currency it keeps, when it is not the payment's (issue 58). */
+const settledOf = (currency: string | null, amount: number | null, fee: number | null) =>
+  currency === null ? null : { currency, amount: amount ?? 0, fee: fee ?? 0 }
+
 const toRefund = (r: RefundRow): z.infer<typeof Refund> => ({
   id: r.id,
   paymentId: r.paymentId,
@@ -40,6 +44,7 @@ const toRefund = (r: RefundRow): z.infer<typeof Refund> => ({
   failureMessage: r.failureMessage,
   lines: r.lines.map((l) => ({ orderLineId: l.orderLineId, amount: l.amount })),
   succeededAt: r.succeededAt?.toISOString() ?? null,
+  settled: settledOf(r.settledCurrency, r.settledAmount, 0),
   createdAt: r.createdAt.toISOString(),
 })
 
@@ -52,6 +57,7 @@ const toDispute = (d: DisputeRow): z.infer<typeof PaymentDispute> => ({
   fee: d.fee,
   lostAt: d.lostAt?.toISOString() ?? null,
   reinstatedAt: d.reinstatedAt?.toISOString() ?? null,
+  settled: settledOf(d.settledCurrency, d.settledAmount, d.settledFee),
   createdAt: d.createdAt.toISOString(),
 })
 
@@ -73,6 +79,7 @@ export const toPayment = (p: PaymentWithRefunds): PaymentBody => ({
   // its refunds are two statements, and a read racing a refund's settlement must not show it SUCCEEDED and uncounted.
   amountRefunded: p.refunds.reduce((sum, r) => (r.status === 'SUCCEEDED' ? sum + r.amount : sum), 0),
   processorFee: p.processorFee,
+  settled: settledOf(p.settledCurrency, p.settledAmount, p.settledFee),
   refunds: p.refunds.map(toRefund),
   receivedAt: p.receivedAt?.toISOString() ?? null,
   expiresAt: p.expiresAt?.toISOString() ?? null,

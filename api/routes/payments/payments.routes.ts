@@ -101,6 +101,26 @@ export const RefundCreate = z
   })
   .openapi('RefundCreate')
 
+/**
+ * What the processor's balance moved for a payment, refund or dispute, when the balance keeps another currency than
+ * the payment's (Stripe converted it: issue 58, docs/marketplace.md, "Money the processor converted").
+ */
+export const SettledMoney = z
+  .object({
+    currency: Currency.openapi({ description: "The currency the processor's balance keeps." }),
+    amount: z.number().int().openapi({
+      description: 'Minor units of `currency` the balance took in (negative: gave back, or had withdrawn).',
+      example: 9000,
+    }),
+    fee: z.number().int().openapi({ description: "The processor's fee in it, in minor units.", example: 291 }),
+  })
+  .openapi('SettledMoney', {
+    description:
+      "What the online processor's balance moved for it in the currency the balance keeps, from its balance " +
+      "transactions, when that is not the payment's: the books' `clearing` holds these amounts (issue 58). Null " +
+      "when the balance keeps the payment's own currency, or the processor has not said yet.",
+  })
+
 export const Refund = z
   .object({
     id: resourceId('refund'),
@@ -119,6 +139,7 @@ export const Refund = z
       description: 'The order lines it gives back, as the request named them; empty: shared among them by weight.',
     }),
     succeededAt: UtcDateTime.nullable(),
+    settled: orNull(SettledMoney),
     createdAt: UtcDateTime,
   })
   .openapi('Refund')
@@ -137,6 +158,7 @@ export const PaymentDispute = z
     reinstatedAt: UtcDateTime.nullable().openapi({
       description: "When a lost dispute's funds came back (won later, or reinstated): given back to the provider.",
     }),
+    settled: orNull(SettledMoney),
     createdAt: UtcDateTime,
   })
   .openapi('PaymentDispute')
@@ -164,6 +186,7 @@ export const Payment = z
         'ledger"). 0 for a payment the centre recorded, and until the processor says it (the daily reconciliation ' +
         'records it then).',
     }),
+    settled: orNull(SettledMoney),
     refunds: z.array(Refund),
     receivedAt: UtcDateTime.nullable(),
     expiresAt: UtcDateTime.nullable().openapi({

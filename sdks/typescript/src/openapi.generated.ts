@@ -5954,6 +5954,7 @@ export interface components {
              * @example 12000
              */
             processorFee: number;
+            settled: components["schemas"]["SettledMoney"] | null;
             refunds: components["schemas"]["Refund"][];
             /**
              * Format: date-time
@@ -6010,6 +6011,24 @@ export interface components {
         PaymentMethod: "CASH" | "CARD_TERMINAL" | "BANK_TRANSFER" | "INSURER_REMITTANCE" | "CHEQUE" | "CARD_ONLINE";
         /** @enum {string} */
         PaymentFailureCode: "CARD_DECLINED" | "INSUFFICIENT_FUNDS" | "EXPIRED_CARD" | "TERMINAL_ERROR" | "PAYMENT_REJECTED" | "OTHER";
+        /** @description What the online processor's balance moved for it in the currency the balance keeps, from its balance transactions, when that is not the payment's: the books' `clearing` holds these amounts (issue 58). Null when the balance keeps the payment's own currency, or the processor has not said yet. */
+        SettledMoney: {
+            /**
+             * @description The currency the processor's balance keeps.
+             * @example USD
+             */
+            currency: string;
+            /**
+             * @description Minor units of `currency` the balance took in (negative: gave back, or had withdrawn).
+             * @example 9000
+             */
+            amount: number;
+            /**
+             * @description The processor's fee in it, in minor units.
+             * @example 291
+             */
+            fee: number;
+        };
         Refund: {
             /** @example rfd_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
@@ -6041,6 +6060,7 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             succeededAt: string | null;
+            settled: components["schemas"]["SettledMoney"] | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z
@@ -6107,6 +6127,7 @@ export interface components {
              * @example 2026-11-21T18:00:00.000Z
              */
             reinstatedAt: string | null;
+            settled: components["schemas"]["SettledMoney"] | null;
             /**
              * Format: date-time
              * @example 2026-11-21T18:00:00.000Z

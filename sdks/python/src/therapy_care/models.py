@@ -2583,6 +2583,32 @@ class PlatformUserPatch(BaseModel):
     ] = None
 
 
+class SettledMoney(BaseModel):
+    """
+    What the online processor's balance moved for it in the currency the balance keeps, from its balance transactions, when that is not the payment's: the books' `clearing` holds these amounts (issue 58). Null when the balance keeps the payment's own currency, or the processor has not said yet.
+    """
+
+    currency: Annotated[
+        str,
+        Field(
+            description="The currency the processor's balance keeps.",
+            examples=['USD'],
+            pattern='^[A-Z]{3}$',
+        ),
+    ]
+    amount: Annotated[
+        int,
+        Field(
+            description='Minor units of `currency` the balance took in (negative: gave back, or had withdrawn).',
+            examples=[9000],
+        ),
+    ]
+    fee: Annotated[
+        int,
+        Field(description="The processor's fee in it, in minor units.", examples=[291]),
+    ]
+
+
 class RefundLine(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -7604,6 +7630,7 @@ class Refund(BaseModel):
     succeededAt: Annotated[
         AwareDatetime | None, Field(examples=['2026-11-21T18:00:00.000Z'])
     ]
+    settled: SettledMoney | None
     createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
 
 
@@ -7669,6 +7696,7 @@ class PaymentDispute(BaseModel):
             examples=['2026-11-21T18:00:00.000Z'],
         ),
     ]
+    settled: SettledMoney | None
     createdAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
 
 
@@ -9381,6 +9409,7 @@ class Payment(BaseModel):
             le=9007199254740991,
         ),
     ]
+    settled: SettledMoney | None
     refunds: list[Refund]
     receivedAt: Annotated[
         AwareDatetime | None, Field(examples=['2026-11-21T18:00:00.000Z'])
