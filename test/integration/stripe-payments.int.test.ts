@@ -381,7 +381,9 @@ describe("Stripe's webhooks", () => {
   // Issue 58, FX: an account whose balance keeps euros; Stripe converts the dollar charge at 0.9 and, the day after,
   // its refund at 0.92.
   it('book a charge and a refund Stripe converted in the currency its balance keeps, through fx_conversion', async () => {
-    const t = await freshTenant()
+    const client = await platform.newTenant(['orders', 'payments', 'settlements.read'])
+    tenantsOfTest.push(client.tenantId)
+    const t = { ...client, token: await platform.token(client) }
     let payment: PaymentRef
     stripeMock.settleIn({ currency: 'eur', rate: 0.9 })
     try {
@@ -425,6 +427,19 @@ describe("Stripe's webhooks", () => {
     ])
     // Clearing equals Stripe's balance transactions in euros, and nothing in dollars.
     await expectLedgerHolds(platform, t.tenantId, stripeMock)
+    // The journal shows each line in its own currency: the payment's entry in both.
+    const entries = await platform.http.get('/v1/marketplace/ledger/entries?limit=100', { token: t.token })
+    expect(entries.status, JSON.stringify(entries.body)).toBe(200)
+    const charge = (entries.body.data as Array<{ description: string; lines: Array<Record<string, unknown>> }>).find(
+      (e) => e.description === `Payment ${payment.id}`
+    )
+    expect(charge?.lines.map((l) => [l.account, l.currency, l.debit, l.credit])).toEqual(
+      expect.arrayContaining([
+        ['payer_funds', 'USD', 0, 10_000],
+        ['fx_conversion', 'EUR', 0, 9_000],
+        ['clearing', 'EUR', 9_000 - 291, 0],
+      ])
+    )
 
     // A dispute of the rest: Stripe withdraws 75.00 USD as 69.00 EUR with its 15.00 EUR fee, as the dispute's
     // balance transactions (embedded in it) say.

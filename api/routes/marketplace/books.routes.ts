@@ -213,7 +213,9 @@ export const getLedgerBalancesRoute = protectedRoute('settlements.read', {
 export const LedgerEntry = z
   .object({
     id: resourceId('ledgerEntry'),
-    currency: z.string(),
+    currency: z
+      .string()
+      .openapi({ description: "The entry's currency: its lines', but for money a processor converted." }),
     description: z.string(),
     postedAt: UtcDateTime,
     settlementId: z.string().nullable(),
@@ -223,6 +225,12 @@ export const LedgerEntry = z
       z.object({
         id: z.string(),
         account: z.string(),
+        currency: z.string().openapi({
+          description:
+            "The line's currency. An entry of money a processor converted has lines in the payment's currency and in " +
+            "the one the processor's balance keeps, through `fx_conversion`; each currency balances on its own " +
+            '(docs/marketplace.md, "Money the processor converted").',
+        }),
         debit: z.number().int(),
         credit: z.number().int(),
         settlementItemId: z.string().nullable(),

@@ -107,7 +107,14 @@ export const toEntry = (e: {
   postedAt: Date
   providerSettlementId: string | null
   providerSettlement: { settlementId: string; providerId: string } | null
-  lines: Array<{ id: string; account: string; debit: number; credit: number; settlementItemId: string | null }>
+  lines: Array<{
+    id: string
+    account: string
+    currency: string
+    debit: number
+    credit: number
+    settlementItemId: string | null
+  }>
 }) => ({
   id: e.id,
   currency: e.currency,
@@ -119,6 +126,7 @@ export const toEntry = (e: {
   lines: e.lines.map((l) => ({
     id: l.id,
     account: l.account,
+    currency: l.currency,
     debit: l.debit,
     credit: l.credit,
     settlementItemId: l.settlementItemId,

@@ -7588,6 +7588,7 @@ export interface components {
         LedgerEntry: {
             /** @example jre_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
             id: string;
+            /** @description The entry's currency: its lines', but for money a processor converted. */
             currency: string;
             description: string;
             /**
@@ -7601,6 +7602,8 @@ export interface components {
             lines: {
                 id: string;
                 account: string;
+                /** @description The line's currency. An entry of money a processor converted has lines in the payment's currency and in the one the processor's balance keeps, through `fx_conversion`; each currency balances on its own (docs/marketplace.md, "Money the processor converted"). */
+                currency: string;
                 debit: number;
                 credit: number;
                 settlementItemId: string | null;

@@ -5375,6 +5375,12 @@ class LedgerAccountBalance(BaseModel):
 class Line(BaseModel):
     id: str
     account: str
+    currency: Annotated[
+        str,
+        Field(
+            description='The line\'s currency. An entry of money a processor converted has lines in the payment\'s currency and in the one the processor\'s balance keeps, through `fx_conversion`; each currency balances on its own (docs/marketplace.md, "Money the processor converted").'
+        ),
+    ]
     debit: int
     credit: int
     settlementItemId: str | None
@@ -5388,7 +5394,12 @@ class LedgerEntry(BaseModel):
             pattern='^jre_[0-9a-f]{32}$',
         ),
     ]
-    currency: str
+    currency: Annotated[
+        str,
+        Field(
+            description="The entry's currency: its lines', but for money a processor converted."
+        ),
+    ]
     description: str
     postedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
     settlementId: str | None
