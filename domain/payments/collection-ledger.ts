@@ -99,8 +99,11 @@ export function moneyMoved(payment: PaymentMoney): MoneyMoved[] {
     },
     ...payment.refunds.map((refund) => {
       const collected = refund.status === 'SUCCEEDED' ? -refund.amount : 0
-      const said = refund.settledCurrency === null ? undefined : { ...refund, settledFee: 0 }
-      const settled = said && collected !== 0 ? settledOf(said) : atChargeRate(collected, 0)
+      // What Stripe said it moved while it succeeded; nothing once it failed; the estimate until Stripe said.
+      const settled =
+        refund.settledCurrency !== null && collected !== 0
+          ? { currency: refund.settledCurrency, collected: refund.settledAmount ?? 0, fee: 0 }
+          : atChargeRate(collected, 0)
       return {
         subject: refund.id,
         collected,

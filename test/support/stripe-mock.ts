@@ -300,9 +300,9 @@ function stripeModel() {
     currency: string,
     fee: (amount: number, currency: string) => number
   ) => {
-    const converted = balance && balance.currency !== currency
-    const moved = converted ? Math.round(amount * balance!.rate) : amount
-    const kept = converted ? balance!.currency : currency
+    const converted = balance?.currency === currency ? null : balance
+    const moved = converted ? Math.round(amount * converted.rate) : amount
+    const kept = converted?.currency ?? currency
     const charged = fee(moved, kept)
     return {
       id: `txn_${randomBytes(12).toString('hex')}`,
@@ -311,7 +311,7 @@ function stripeModel() {
       fee: charged,
       net: moved - charged,
       currency: kept,
-      exchange_rate: converted ? balance!.rate : null,
+      exchange_rate: converted?.rate ?? null,
       type,
     }
   }
