@@ -69,6 +69,10 @@ describe('createWebhookPoster', () => {
     expect(literal.error).toMatch(/loopback address/)
     const byName = await strict.post(base.replace('127.0.0.1', 'localhost') + '/ok', {}, '{}')
     expect(byName.error).toMatch(/loopback address/)
+    // A literal's verdict is remembered: the second post is refused from it, just the same.
+    const again = await strict.post(`${base}/ok`, {}, '{}')
+    expect(again.statusCode).toBeUndefined()
+    expect(again.error).toBe(literal.error)
     expect(hits.length).toBe(before)
   })
 
