@@ -112,73 +112,87 @@ export interface ClaimOptions {
  * rows are taken in turns (every tenant's oldest, then every tenant's second oldest...), at most `perEndpoint` per
  * endpoint.
  *
- * The scan is per tenant, so one tenant's backlog cannot hide another's due rows (a scan of the oldest due rows of all
- * tenants saw only the backlog). First the tenants with a row this pump could take: a skip scan of the due index,
- * which leads with the tenant, one probe per tenant, each reading that tenant's due rows oldest first up to the first
- * one of this partition, not leased and of an endpoint with a free slot (the rows the single scan used to step over);
- * the `limit` of them whose oldest due row is oldest, a tenant at its cap left out first. Then, per tenant, its oldest
- * such rows, four times its share at most (as the single scan read four times the limit: rows of an endpoint past
- * `perEndpoint` are dropped afterwards), and of those the rows taken in turns. Only these are locked (`FOR UPDATE SKIP
- * LOCKED`, the row's newest version tested again): locking every row read wrote a lock for four rows per delivery, and
- * for a tenant with one endpoint for 32 (its share of 64, 8 of them taken). A row another pump or a record holds, or
- * that changed since the read, is left for the next round.
+ * The reads are per endpoint, so one endpoint's backlog, or another partition's, costs a claim one index probe and
+ * never hides another's due rows. First the endpoints with a due row: a skip scan of the due index, which leads with
+ * the endpoint, one probe per endpoint of any partition. Then, for each endpoint of this partition with a free slot,
+ * its oldest due rows not leased, `perEndpoint` at most: only what this pump holds of that endpoint is stepped over.
+ * The tenants are those of the rows found, ordered by their oldest, the `limit` first, a tenant at its cap left out;
+ * of their rows the claim takes them in turns. (The tenant-led scan this replaces stepped over every leased row and
+ * every row of the other partitions that was due before this pump's: at 1,500 deliveries a second, 800-1,100 rows
+ * a claim, and more the further behind the pumps were; docs/benchmarks.md, "Webhooks: a claim led by the endpoint".)
+ * Only the rows taken are locked (`FOR UPDATE SKIP LOCKED`, the row's newest version tested again): a row another
+ * pump or a record holds, or that changed since the read, is left for the next round.
  *
  * Held deliveries of an endpoint whose breaker is open are left to its retry workflow, except redeliveries asked for
  * by hand; deliveries of a disabled endpoint are claimed so they can be ended. Held rows have no `next_attempt_at`
- * (held-deliveries.ts), so the scan never meets them (they are not in the due index); the join's breaker test still
- * skips the few due rows an open endpoint may have (a fan-out that read the endpoint just before its breaker opened):
- * correctness never rests on the nulls.
+ * (held-deliveries.ts), so the scan never meets them (they are not in the due index); the endpoint's breaker test
+ * still skips the few due rows an open endpoint may have (a fan-out that read the endpoint just before its breaker
+ * opened): correctness never rests on the nulls.
  */
 export async function claimDue(db: Db, options: ClaimOptions): Promise<QueuedDelivery[]> {
   const { partition, partitions, limit, perEndpoint, excludeEndpoints, now, leaseMs } = options
   const perTenant = options.perTenant ?? limit
   const taken = [...(options.takenByTenant ?? new Map<string, number>())].filter(([, n]) => n > 0)
   const leaseUntil = new Date(now.getTime() + leaseMs)
+  /** A row `d` in the due range (the due index's rows up to now). */
+  const due = Prisma.sql`d.status = 'PENDING' AND d.workflow_started_at IS NULL AND d.next_attempt_at <= ${now}`
   /** A row `d` this pump may take, but for its endpoint's breaker (that needs the endpoint's row). */
-  const takeable = Prisma.sql`
-    d.status = 'PENDING' AND d.workflow_started_at IS NULL AND d.next_attempt_at <= ${now}
-    AND (d.dispatch_lease_until IS NULL OR d.dispatch_lease_until < ${now})
+  const takeableBy = (dueTest: Prisma.Sql) => Prisma.sql`
+    ${dueTest} AND (d.dispatch_lease_until IS NULL OR d.dispatch_lease_until < ${now})
     AND mod(abs(hashtext(d.endpoint_id)::bigint), ${partitions}::bigint) = ${partition}::bigint
     AND d.endpoint_id <> ALL(${excludeEndpoints}::text[])`
+  const takeable = takeableBy(due)
+  /**
+   * The same test in a form no partial index of PENDING rows can answer (the status as text), so the rows chosen are
+   * locked by primary key. With statistics read while few rows were PENDING, the planner took the due index, then the
+   * pending one, for the 64 ids and stepped over thousands of rows a claim (docs/benchmarks.md, "Webhooks: a claim led
+   * by the endpoint").
+   */
+  const stillTakeable = takeableBy(Prisma.sql`
+    d.status::text = 'PENDING' AND d.workflow_started_at IS NULL AND d.next_attempt_at <= ${now}`)
   const rows = await db.$queryRaw<Array<Record<string, unknown>>>`
-    WITH RECURSIVE due_tenants AS (
-      -- The skip scan of webhook_deliveries_due_idx (tenant, next_attempt_at): each probe finds the next tenant, and
-      -- its oldest row this pump may take.
-      (SELECT d.tenant_id, d.next_attempt_at AS oldest FROM webhook_deliveries d
-        WHERE ${takeable}
-        ORDER BY d.tenant_id, d.next_attempt_at LIMIT 1)
+    WITH RECURSIVE due_endpoints AS (
+      -- The skip scan of webhook_deliveries_due_idx (endpoint, next_attempt_at): each probe finds the next endpoint
+      -- with a due row, leased or not, of any partition.
+      (SELECT d.endpoint_id, d.next_attempt_at AS oldest FROM webhook_deliveries d WHERE ${due}
+        ORDER BY d.endpoint_id, d.next_attempt_at LIMIT 1)
       UNION ALL
-      SELECT n.tenant_id, n.oldest FROM due_tenants t CROSS JOIN LATERAL (
-        SELECT d.tenant_id, d.next_attempt_at AS oldest FROM webhook_deliveries d
-        WHERE d.tenant_id > t.tenant_id AND ${takeable}
-        ORDER BY d.tenant_id, d.next_attempt_at LIMIT 1) n
+      SELECT n.endpoint_id, n.oldest FROM due_endpoints e CROSS JOIN LATERAL (
+        SELECT d.endpoint_id, d.next_attempt_at AS oldest FROM webhook_deliveries d
+        WHERE d.endpoint_id > e.endpoint_id AND ${due}
+        ORDER BY d.endpoint_id, d.next_attempt_at LIMIT 1) n
+    ), mine AS (
+      -- A tenant's endpoints, oldest due row first, no more of them than it could be given rows: what a claim reads
+      -- stays bounded however many endpoints a tenant has behind.
+      SELECT id, takes_events FROM (
+        SELECT w.id, (w.circuit_opened_at IS NULL OR NOT w.enabled) AS takes_events,
+          row_number() OVER (PARTITION BY w.tenant_id ORDER BY e.oldest, w.id) AS rank
+        FROM due_endpoints e JOIN webhook_endpoints w ON w.id = e.endpoint_id
+        WHERE mod(abs(hashtext(w.id)::bigint), ${partitions}::bigint) = ${partition}::bigint
+          AND w.id <> ALL(${excludeEndpoints}::text[])) ranked
+      WHERE rank <= least(${perTenant}::int, ${limit}::int)
+    ), candidates AS (
+      SELECT c.id, c.tenant_id, c.next_attempt_at FROM mine m CROSS JOIN LATERAL (
+        SELECT d.id, d.tenant_id, d.next_attempt_at FROM webhook_deliveries d
+        WHERE d.endpoint_id = m.id AND ${takeable} AND (m.takes_events OR d.kind = 'REDELIVERY')
+        ORDER BY d.next_attempt_at LIMIT ${perEndpoint}::int) c
     ), shares AS (
       SELECT t.tenant_id, least(${perTenant}::int - coalesce(h.taken, 0), ${limit}::int) AS share
-      FROM due_tenants t
+      FROM (SELECT tenant_id, min(next_attempt_at) AS oldest FROM candidates GROUP BY tenant_id) t
       LEFT JOIN unnest(${taken.map(([id]) => id)}::text[], ${taken.map(([, n]) => n)}::int[]) AS h(tenant_id, taken)
         ON h.tenant_id = t.tenant_id
       WHERE coalesce(h.taken, 0) < ${perTenant}::int
       ORDER BY t.oldest LIMIT ${limit}::int
-    ), candidates AS (
-      SELECT c.id, c.tenant_id, c.endpoint_id, c.next_attempt_at, s.share FROM shares s CROSS JOIN LATERAL (
-        SELECT d.id, d.tenant_id, d.endpoint_id, d.next_attempt_at FROM webhook_deliveries d
-        JOIN webhook_endpoints w ON w.id = d.endpoint_id
-        WHERE d.tenant_id = s.tenant_id AND ${takeable}
-          AND (w.circuit_opened_at IS NULL OR d.kind = 'REDELIVERY' OR NOT w.enabled)
-        ORDER BY d.next_attempt_at LIMIT s.share * 4) c
     ), chosen AS (
       SELECT id FROM (
-        SELECT id, next_attempt_at, share,
-          row_number() OVER (PARTITION BY tenant_id ORDER BY next_attempt_at, id) AS turn
-        FROM (
-          SELECT *, row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS rank
-          FROM candidates) per_endpoint
-        WHERE rank <= ${perEndpoint}::int) per_tenant
+        SELECT c.id, c.next_attempt_at, s.share,
+          row_number() OVER (PARTITION BY c.tenant_id ORDER BY c.next_attempt_at, c.id) AS turn
+        FROM candidates c JOIN shares s ON s.tenant_id = c.tenant_id) per_tenant
       -- In turns: every tenant's first row before any tenant's second.
       WHERE turn <= share ORDER BY turn, next_attempt_at LIMIT ${limit}::int
     ), picked AS (
       SELECT d.id, d.endpoint_id FROM webhook_deliveries d
-      WHERE d.id = ANY(ARRAY(SELECT id FROM chosen)) AND ${takeable}
+      WHERE d.id = ANY(ARRAY(SELECT id FROM chosen)) AND ${stillTakeable}
       FOR UPDATE SKIP LOCKED
     )
     ${leaseAndLoad(leaseUntil, now)}`
