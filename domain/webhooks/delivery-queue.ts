@@ -136,20 +136,16 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<QueuedDel
   const leaseUntil = new Date(now.getTime() + leaseMs)
   /** A row `d` in the due range (the due index's rows up to now). */
   const due = Prisma.sql`d.status = 'PENDING' AND d.workflow_started_at IS NULL AND d.next_attempt_at <= ${now}`
-  /** A row `d` this pump may take, but for its endpoint's breaker (that needs the endpoint's row). */
-  const takeableBy = (dueTest: Prisma.Sql) => Prisma.sql`
-    ${dueTest} AND (d.dispatch_lease_until IS NULL OR d.dispatch_lease_until < ${now})
-    AND mod(abs(hashtext(d.endpoint_id)::bigint), ${partitions}::bigint) = ${partition}::bigint
-    AND d.endpoint_id <> ALL(${excludeEndpoints}::text[])`
-  const takeable = takeableBy(due)
+  /** Not leased by a pump now. (The partition and the excluded endpoints are tested once per endpoint, in `mine`.) */
+  const unleased = Prisma.sql`(d.dispatch_lease_until IS NULL OR d.dispatch_lease_until < ${now})`
   /**
-   * The same test in a form no partial index of PENDING rows can answer (the status as text), so the rows chosen are
-   * locked by primary key. With statistics read while few rows were PENDING, the planner took the due index, then the
-   * pending one, for the 64 ids and stepped over thousands of rows a claim (docs/benchmarks.md, "Webhooks: a claim led
-   * by the endpoint").
+   * The due test again, on the newest version of each row chosen, in a form no partial index of PENDING rows can
+   * answer (the status as text), so the rows are locked by primary key. With statistics read while few rows were
+   * PENDING, the planner took the due index, then the pending one, for the 64 ids and stepped over thousands of rows
+   * a claim (docs/benchmarks.md, "Webhooks: a claim led by the endpoint").
    */
-  const stillTakeable = takeableBy(Prisma.sql`
-    d.status::text = 'PENDING' AND d.workflow_started_at IS NULL AND d.next_attempt_at <= ${now}`)
+  const stillDue = Prisma.sql`
+    d.status::text = 'PENDING' AND d.workflow_started_at IS NULL AND d.next_attempt_at <= ${now}`
   const rows = await db.$queryRaw<Array<Record<string, unknown>>>`
     WITH RECURSIVE due_endpoints AS (
       -- The skip scan of webhook_deliveries_due_idx (endpoint, next_attempt_at): each probe finds the next endpoint
@@ -174,7 +170,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<QueuedDel
     ), candidates AS (
       SELECT c.id, c.tenant_id, c.next_attempt_at FROM mine m CROSS JOIN LATERAL (
         SELECT d.id, d.tenant_id, d.next_attempt_at FROM webhook_deliveries d
-        WHERE d.endpoint_id = m.id AND ${takeable} AND (m.takes_events OR d.kind = 'REDELIVERY')
+        WHERE d.endpoint_id = m.id AND ${due} AND ${unleased} AND (m.takes_events OR d.kind = 'REDELIVERY')
         ORDER BY d.next_attempt_at LIMIT ${perEndpoint}::int) c
     ), shares AS (
       SELECT t.tenant_id, least(${perTenant}::int - coalesce(h.taken, 0), ${limit}::int) AS share
@@ -192,7 +188,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<QueuedDel
       WHERE turn <= share ORDER BY turn, next_attempt_at LIMIT ${limit}::int
     ), picked AS (
       SELECT d.id, d.endpoint_id FROM webhook_deliveries d
-      WHERE d.id = ANY(ARRAY(SELECT id FROM chosen)) AND ${stillTakeable}
+      WHERE d.id = ANY(ARRAY(SELECT id FROM chosen)) AND ${stillDue} AND ${unleased}
       FOR UPDATE SKIP LOCKED
     )
     ${leaseAndLoad(leaseUntil, now)}`
