@@ -272,12 +272,14 @@ const ConfigSchema = z
      */
     WEBHOOK_PUMP_PARTITIONS: z.coerce.number().int().min(0).max(64).default(2),
     /**
-     * Attempts in flight at once per pump. 256, not 64: a tenant's share is a quarter of it (WEBHOOK_TENANT_CONCURRENCY),
-     * and at 64 a centre alone got 16 a round, so each round's three statements served ~13 deliveries and 1,000 a second
-     * took 1.8 of two cores, the backlog growing (p95 9-11 s); at 256, p95 0.2-0.6 s and 1.3-1.4 ms of CPU a delivery
-     * (docs/benchmarks.md, "Webhooks: a tenant's share sized by the round it pays for").
+     * Attempts in flight at once per pump. A tenant's share is a quarter of it (WEBHOOK_TENANT_CONCURRENCY), and a round
+     * claims at most that share, so the share sets how many deliveries a round's three statements serve. At 64 a centre
+     * alone got 16 a round and 1,000 a second took 1.8 of two cores, the backlog growing (p95 9-11 s); at 256 (a share
+     * of 64), 1,000 a second ran at p95 0.2-0.6 s, yet 1,500 a second stood at the rounds' pace and built a backlog in
+     * four runs of six; at 512 (a share of 128), three of five runs under 1 s and the slowest 1.1 s, against 2.3 s
+     * (docs/benchmarks.md, "Webhooks: a tenant's share sized by the round it pays for", "A share of 128").
      */
-    WEBHOOK_PUMP_CONCURRENCY: z.coerce.number().int().positive().default(256),
+    WEBHOOK_PUMP_CONCURRENCY: z.coerce.number().int().positive().default(512),
     /** Attempts in flight at once per endpoint: a receiver never gets more than this at once. */
     WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().positive().default(8),
     /**

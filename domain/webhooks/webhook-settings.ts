@@ -69,8 +69,8 @@ type WebhookConfig = Pick<
 >
 
 /**
- * A tenant's share of a pump when WEBHOOK_TENANT_CONCURRENCY is unset: a quarter of its concurrency (64 of 256), so at
- * least four tenants' slow receivers are needed to fill a pump, and one tenant alone still has eight endpoints' worth.
+ * A tenant's share of a pump when WEBHOOK_TENANT_CONCURRENCY is unset: a quarter of its concurrency (128 of 512), so at
+ * least four tenants' slow receivers are needed to fill a pump, and one tenant alone still has sixteen endpoints' worth.
  */
 const defaultTenantConcurrency = (pumpConcurrency: number) => Math.max(1, Math.floor(pumpConcurrency / 4))
 

@@ -7,10 +7,10 @@ const env = { NODE_ENV: 'test', DATABASE_URL: 'postgresql://u:p@127.0.0.1/db' }
 describe("a delivery pump's slots by default", () => {
   // A round claims at most a tenant's share, and its three statements cost about the same for one row as for sixty:
   // at a share of 16 a centre alone sending 1,000 deliveries a second fell behind (docs/benchmarks.md).
-  it('gives a tenant a quarter of 256: 64 a round, eight endpoints at their own bound', () => {
+  it('gives a tenant a quarter of 512: 128 a round, sixteen endpoints at their own bound', () => {
     expect(webhookSettings(loadConfig(env)).pump).toMatchObject({
-      concurrency: 256,
-      tenantConcurrency: 64,
+      concurrency: 512,
+      tenantConcurrency: 128,
       endpointConcurrency: 8,
     })
   })
