@@ -49,8 +49,8 @@ export function renderWebhookReport(r: WebhookResults): string {
     `Machine: 2 shared CPUs; ${describeDatabase(r.database, r.placement)}, ` +
       `Temporal ${r.temporal ?? 'CLI 1.5.1'} dev server, Node ${r.node}. The API (with the bench's event recording) runs in one process, the ` +
       `worker in another (\`worker/main.ts\`, at CPU priority nice 10 as \`npm start\` runs it: \`WORKER_CPU_NICE\`), the receivers and the HTTP client in a third (bench/webhook-peer.ts), ` +
-      'all on loopback; pump settings are the defaults (2 partitions, poll 100 ms, 64 attempts in flight per pump, 8 per ' +
-      "endpoint, breaker after 5 failures). Latency runs from the commit of the event's transaction to the moment the " +
+      'all on loopback; pump settings are the defaults (2 partitions, poll 100 ms, 512 attempts in flight per pump, a ' +
+      "tenant's share 128 of them, 8 per endpoint, breaker after 5 failures). Latency runs from the commit of the event's transaction to the moment the " +
       'receiver has read the request. Each row gives when it was measured and the 1-minute load average at its start ' +
       'and end (other work shares the machine). Command: `npm run bench:webhooks`' +
       (pglite ? '' : ' with `BENCH_DATABASE_URL`') +
