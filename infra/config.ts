@@ -276,7 +276,7 @@ const ConfigSchema = z
      * claims at most that share, so the share sets how many deliveries a round's three statements serve. At 64 a centre
      * alone got 16 a round and 1,000 a second took 1.8 of two cores, the backlog growing (p95 9-11 s); at 256 (a share
      * of 64), 1,000 a second ran at p95 0.2-0.6 s, yet 1,500 a second stood at the rounds' pace and built a backlog in
-     * four runs of six; at 512 (a share of 128), three of five runs under 1 s and the slowest 1.1 s, against 2.3 s
+     * four runs of six; at 512 (a share of 128), the median p95 0.65 s against 1.8 s, at the same CPU per delivery
      * (docs/benchmarks.md, "Webhooks: a tenant's share sized by the round it pays for", "A share of 128").
      */
     WEBHOOK_PUMP_CONCURRENCY: z.coerce.number().int().positive().default(512),
