@@ -178,6 +178,30 @@ export interface DeliveryStats {
   lastAt: number
 }
 
+/**
+ * The deliveries' p50 / p95 ms by the second of the run their event was committed in ("0: 97/175, 1: 54/116, ..."):
+ * whether a slow run started behind and caught up, or fell behind as it went (docs/benchmarks.md, "Webhooks: an idle
+ * pump that hears the first event").
+ */
+export function latencyBySecond(peer: Peer, events: EmittedEvent[], paths: string[]): string {
+  const start = Math.min(...events.map((e) => e.committedAt))
+  const seconds: number[][] = []
+  for (const event of events) {
+    const second = Math.floor((event.committedAt - start) / 1000)
+    for (const path of paths) {
+      const at = peer.delivered.get(deliveryKey(event.id, path))
+      if (at !== undefined) (seconds[second] ??= []).push(at - event.committedAt)
+    }
+  }
+  return seconds
+    .map((latencies, second) => {
+      latencies.sort((a, b) => a - b)
+      return `${second}: ${percentile(latencies, 50)}/${percentile(latencies, 95)}`
+    })
+    .filter(Boolean)
+    .join(', ')
+}
+
 /** Latency from commit to arrival, over every (event, path) pair; what never arrived is lost. */
 export function deliveryStats(peer: Peer, events: EmittedEvent[], paths: string[]): DeliveryStats {
   const latencies: number[] = []

@@ -5,6 +5,7 @@
 import { addActions, emptyActions, historyActions } from './temporal-actions.ts'
 import {
   deliveryStats,
+  latencyBySecond,
   emitEvents,
   newTenant,
   percentile,
@@ -63,6 +64,7 @@ export async function steady(ctx: BenchContext, endpoints: number): Promise<Stea
   const ids = emission.events.map((e) => e.id)
   await waitDelivered(ctx.peer, ids, paths, ctx.drainTimeoutMs)
   const stats = deliveryStats(ctx.peer, emission.events, paths)
+  ctx.log(`p50/p95 ms by the second the event was committed in: ${latencyBySecond(ctx.peer, emission.events, paths)}`)
   const lastCommit = Math.max(...emission.events.map((e) => e.committedAt))
   return {
     endpoints,

@@ -15,7 +15,14 @@ import type { Db } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
 import { toEnvelope } from '../events/event-envelope.ts'
 import { attemptDelivery } from './attempt-delivery.ts'
-import { claimDue, fanOutEvents, releaseClaims, shortenClaims, type QueuedDelivery } from './delivery-queue.ts'
+import {
+  claimDue,
+  eventsAwaitFanOut,
+  fanOutEvents,
+  releaseClaims,
+  shortenClaims,
+  type QueuedDelivery,
+} from './delivery-queue.ts'
 import type { AttemptRecord } from './endpoint-health.ts'
 import { endpointsHoldingDeliveries, holdStrays } from './held-deliveries.ts'
 import type { WebhookPoster } from './post-webhook.ts'
@@ -203,19 +210,38 @@ function createPump(deps: PumpDeps, partition: number) {
     return fanned > 0 || claimed.length > 0
   }
 
-  /** Waits up to `ms`, or until an attempt finishes and `early` (if given) holds then. */
-  function pause(ms: number, early?: () => boolean): Promise<void> {
+  /**
+   * Waits up to `ms`, or until an attempt finishes and `early` (if given) holds then.
+   * @returns whether it waited the whole time
+   */
+  function pause(ms: number, early?: () => boolean): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, ms)
-      function done() {
+      const timer = setTimeout(() => done(true), ms)
+      function done(whole = false) {
         clearTimeout(timer)
         onProgress = undefined
         endPause = undefined
-        resolve()
+        resolve(whole)
       }
       endPause = done
       if (early) onProgress = () => early() && done()
     })
+  }
+
+  /**
+   * An idle pump's wait of `ms` before its next full look, cut short by an attempt that finishes, by a stop, or by an
+   * event waiting for its fan-out, which it asks about every `stepMs` (eventsAwaitFanOut: a small part of a full look's
+   * CPU). With the full looks' back-off alone, the first events after a quiet spell waited up to 800 ms, and at 1,500
+   * deliveries a second the backlog that gathered meanwhile took 5-13 s to clear (docs/benchmarks.md, "Webhooks: an
+   * idle pump that hears the first event").
+   */
+  async function idle(ms: number, stepMs: number, stopping: () => boolean): Promise<void> {
+    const until = Date.now() + ms
+    for (let left = ms; left > 0 && !stopping(); left = until - Date.now()) {
+      if (!(await pause(Math.min(stepMs, left), always))) return
+      // The full look is due anyway once the wait is over.
+      if (until - Date.now() > 0 && (await eventsAwaitFanOut(db))) return
+    }
   }
 
   /** Slots free for a claim: not in flight, nor claimed and waiting for their endpoint's. */
@@ -248,6 +274,7 @@ function createPump(deps: PumpDeps, partition: number) {
     round,
     flush,
     pause,
+    idle,
     drain,
     stats,
     isFull: () => active >= concurrency,
@@ -290,7 +317,7 @@ export function idleWait(looks: number, pollMs: number, idlePollMs: number): num
 /** Runs the pump of `partition` until `runForMs` has passed or `signal` aborts. */
 export async function runDeliveryPump(deps: PumpDeps, run: PumpRun): Promise<PumpStats> {
   const pump = createPump(deps, run.partition)
-  const { pollMs, idlePollMs = pollMs } = deps.settings.pump
+  const { pollMs, idlePollMs = pollMs, probeMs = pollMs } = deps.settings.pump
   const until = Date.now() + run.runForMs
   let nextRetryCheck = 0
   /** Looks in a row that found nothing: the wait doubles with each, up to `idlePollMs`. */
@@ -310,10 +337,12 @@ export async function runDeliveryPump(deps: PumpDeps, run: PumpRun): Promise<Pum
       // quarter of the slots (or the flush), not for the first attempt to finish: at 1,000 deliveries a second, rounds
       // woken by each attempt claimed ~11 rows at ~6.5 ms of the database's CPU each (docs/benchmarks.md, "Webhooks:
       // rounds that refill, and idle pumps that back off"). Idle: poll less often the longer nothing comes (a look
-      // costs ~10 ms of CPU), but wake as soon as an attempt finishes, so its record is not held back.
+      // costs ~9 ms of CPU), asking between looks whether an event came (a probe); wake as soon as an attempt finishes,
+      // so its record is not held back.
       if (busy) idleLooks = 0
       if (pump.hasFinished() || pump.isFull()) await pump.pause(FLUSH_MS, pump.isFull() ? pump.canRefill : undefined)
-      else if (!busy) await pump.pause(idleWait(idleLooks++, pollMs, idlePollMs), always)
+      else if (!busy)
+        await pump.idle(idleWait(idleLooks++, pollMs, idlePollMs), probeMs, () => run.signal?.aborted === true)
     }
   } finally {
     run.signal?.removeEventListener('abort', stop)

@@ -34,6 +34,11 @@ export interface PumpSettings {
    * this. Unset: `pollMs`, no backoff.
    */
   idlePollMs?: number
+  /**
+   * How often an idle pump, between its full looks, asks whether an event waits for its fan-out (one index probe, a
+   * small part of a look's cost). Unset: `pollMs`.
+   */
+  probeMs?: number
   /** Attempts in flight at once in one pump. */
   concurrency: number
   /** Attempts in flight at once to one endpoint. */

@@ -5,6 +5,7 @@
  * a failing endpoint's retry workflow, is recorded by a starter that notes what it was asked; the workflows
  * themselves are tested on Temporal in webhook-delivery.int.test.ts and webhook-endpoint-retry.int.test.ts.
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { claimDue, fanOutEvents } from '../../domain/webhooks/delivery-queue.ts'
 import { pumpOnce, runDeliveryPump, type PumpDeps } from '../../domain/webhooks/delivery-pump.ts'
@@ -372,6 +373,37 @@ describe('claims', () => {
     expect(delivery).toMatchObject({ status: 'PENDING', attemptCount: 0 })
     // Taken again once the attempt would have timed out (the exiting worker records nothing), not a minute on.
     expect(delivery!.dispatchLeaseUntil!.getTime()).toBe(clock.getTime() + timeoutMs)
+  })
+
+  it('hears an event that comes while it is idle from its probe, not at the next full look', async () => {
+    // Once idle, its full looks come a minute apart: only the probe between them can find the event in time.
+    const pump = { ...settings.pump, pollMs: 60_000, idlePollMs: 60_000, probeMs: 20 }
+    const idle: PumpDeps = { ...deps, now: () => new Date(), settings: { ...settings, pump } }
+    await endpoint('/probe')
+    const stop = new AbortController()
+    let looks = 0
+    const run = runDeliveryPump(idle, {
+      partition: 0,
+      runForMs: 120_000,
+      signal: stop.signal,
+      heartbeat: () => looks++,
+    })
+    try {
+      // Idle: whatever earlier tests left due is done and no look has come for a while.
+      let seen = -1
+      while (looks !== seen) {
+        seen = looks
+        await sleep(300)
+      }
+      await events(1)
+      // Without the probe, the next look (and the delivery) would come a minute on.
+      const [delivery] = await receiver.waitFor('/probe', 1, 10_000)
+      expect(delivery).toBeDefined()
+      expect(looks).toBeGreaterThan(seen)
+    } finally {
+      stop.abort()
+      await run
+    }
   })
 
   it('splits endpoints between partitions: each pump claims only its own, together all of them', async () => {
