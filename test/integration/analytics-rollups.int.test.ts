@@ -10,8 +10,9 @@
  *   records (zones with whole-, half- and quarter-hour offsets), equals counts made in this test from the records
  *   read back, figure by figure, and the whole answer equals the one computed counting every record.
  *
- * Also: concurrent writers never lose a count (on PostgreSQL each writer has its own connection), and one tenant's
- * roll-up rows are invisible and untouchable to another (row-level security).
+ * Also: concurrent writers never lose a count (on PostgreSQL each writer has its own connection), a payment's month
+ * row is not held while its transaction is open, and one tenant's roll-up rows are invisible and untouchable to
+ * another (row-level security).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { AppointmentStatus } from '../../generated/prisma/enums.ts'
@@ -370,6 +371,58 @@ describe('analytics roll-ups', () => {
         >`SELECT appointments AS n, duration_ms::float8 AS ms FROM analytics_appointment_months`
     )
     expect(rows).toEqual([{ n: 12, ms: 12 * 45 * MINUTE }])
+  })
+
+  it("hold no payment's month row while the payment's transaction is still open", async () => {
+    // Two payments of one location in one month add to one roll-up row. Written with the payment's row, that row stayed
+    // locked until the transaction ended, so the location's payments ran one at a time (issue 56); added at commit,
+    // the second payment does not wait for the first transaction to end.
+    const t = await newCentre()
+    const orderOf = async () =>
+      (
+        await ok(t, 'POST', '/v1/orders', {
+          status: 'OPEN',
+          locationId: t.locationId,
+          currency: 'USD',
+          lines: [{ kind: 'PRODUCT', description: 'x', unitAmount: 5_000 }],
+        })
+      ).id as string
+    const [first, second] = [await orderOf(), await orderOf()]
+    const payment = (orderId: string, amount: number) => ({
+      id: newId('payment'),
+      tenantId: t.tenantId,
+      orderId,
+      locationId: t.locationId,
+      amount,
+      currency: 'USD',
+      status: 'SUCCEEDED' as const,
+      method: 'CASH' as const,
+      processor: 'manual',
+      receivedAt: new Date('2026-02-11T10:00:00Z'),
+    })
+    let release: () => void = () => undefined
+    const released = new Promise<void>((resolve) => (release = resolve))
+    let inserted: () => void = () => undefined
+    const insertedFirst = new Promise<void>((resolve) => (inserted = resolve))
+    const open = inTenant(t, async ({ tx }) => {
+      await tx.payment.create({ data: payment(first, 1_000) })
+      inserted()
+      await released
+    })
+    await insertedFirst
+    const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 3_000))
+    const outcome = await Promise.race([
+      inTenant(t, ({ tx }) => tx.payment.create({ data: payment(second, 2_000) })).then(() => 'committed' as const),
+      waited,
+    ])
+    release()
+    await open
+    expect(outcome).toBe('committed')
+    const rows = await inTenant(
+      t,
+      ({ tx }) => tx.$queryRaw<Array<{ collected: number }>>`SELECT collected::float8 FROM analytics_money_months`
+    )
+    expect(rows).toEqual([{ collected: 3_000 }])
   })
 
   it("keep one tenant's roll-up rows invisible and untouchable to another", async () => {
