@@ -410,7 +410,7 @@ describe('analytics roll-ups', () => {
       await released
     })
     await insertedFirst
-    const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 3_000))
+    const waited = new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 10_000))
     const outcome = await Promise.race([
       inTenant(t, ({ tx }) => tx.payment.create({ data: payment(second, 2_000) })).then(() => 'committed' as const),
       waited,

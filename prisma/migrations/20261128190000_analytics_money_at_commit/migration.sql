@@ -3,9 +3,10 @@
 --
 -- Every succeeded payment of a tenant's location in a month adds to one `analytics_money_months` row. Written by the
 -- statement-level trigger as the payment was inserted, that row stayed locked until the payment's transaction ended:
--- through the order's update, the ledger entry, the event and the commit, each a round trip from the API. Every
--- other payment of the location waited for it (`Lock:transactionid` on `INSERT INTO payments`), so a location's
--- payments ran one at a time, and anything that slowed one transaction (a busy CPU) slowed all the others behind it.
+-- through the order's update, the ledger entry, the event, the audit record and the commit, each a round trip from
+-- the API. Every other payment of the location waited for it (`Lock:transactionid` on `INSERT INTO payments`), so a
+-- location's payments ran one at a time, and anything that slowed one transaction (a busy CPU) slowed all the others
+-- behind it.
 --
 -- A deferred constraint trigger adds the row's change at commit instead, after everything else the transaction did,
 -- so the roll-up row is held only while the commit is written. The change is the same: what the new row contributes
