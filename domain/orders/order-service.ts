@@ -1,8 +1,9 @@
 /**
  * @module Orders: what a payer owes the centre, with line items, in one currency (docs/payments.md). Created as a
  * DRAFT (editable) or straight away OPEN; finalizing opens a draft; voiding cancels an order nothing was paid on.
- * Money moves only through payments and refunds (domain/payments), which lock the order row (`lockOrder`) so two
- * concurrent payments see each other's effect.
+ * Money moves only through payments and refunds (domain/payments), which lock the order row so two concurrent
+ * payments see each other's effect: `lockOrderMoney` where only its money and status are needed (a recorded payment),
+ * `lockOrder`, which reads its lines too, everywhere else.
  */
 import { Prisma, type Order } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
