@@ -49,7 +49,14 @@ function fromHttpException(err: HTTPException): AppError {
 /** Creates the app's error handler. */
 export function errorHandler(logger: Logger, baseUrl: string): ErrorHandler<AppEnv> {
   return function onError(err, c) {
-    if (err instanceof AppError) return problemResponse(c, err, baseUrl)
+    if (err instanceof AppError) {
+      // A 503 says only "retry later" to the client; the operator needs what failed underneath (a deadline, a refused
+      // connection) to tell a slow dependency from a down one.
+      if (err.status >= 500 && err.cause !== undefined) {
+        logger.warn({ requestId: c.get('requestId'), route: c.req.routePath, err: err.cause }, 'dependency unavailable')
+      }
+      return problemResponse(c, err, baseUrl)
+    }
     if (err instanceof HTTPException && err.status < 500) return problemResponse(c, fromHttpException(err), baseUrl)
     // Validation lets such text through (it is valid JSON and a valid string); the database is the one that refuses
     // it, and the transaction has rolled back by now.

@@ -111,7 +111,7 @@ export async function callWorkflow<T>(
     if (error instanceof WorkflowNotFoundError) throw invalidStateTransition(`No ${what} is in progress.`)
     if (error instanceof WorkflowUpdateFailedError) throw error
     if (error instanceof ServiceError || error instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
-      throw dependencyUnavailable('The workflow service')
+      throw dependencyUnavailable('The workflow service', error)
     }
     throw error
   }

@@ -41,6 +41,8 @@ let receiver: WebhookReceiver
 let token: string
 let agentWorkflowId: string
 const logged: string[] = []
+/** What the API logged under the 503s it answered: the dependency's own error. */
+const unavailable: string[] = []
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver()
@@ -69,6 +71,8 @@ beforeAll(async () => {
     vi.spyOn(logger, level).mockImplementation((...args: unknown[]) => {
       const message = args.find((a): a is string => typeof a === 'string')
       if (message) logged.push(message)
+      const { err } = (args[0] ?? {}) as { err?: unknown }
+      if (message === 'dependency unavailable') unavailable.push(err instanceof Error ? err.message : String(err))
       original(...(args as Parameters<typeof original>))
     })
   }
@@ -151,7 +155,7 @@ describe('workflow views under load', () => {
     } finally {
       await loops.stop()
     }
-    const { views, statuses, p50: viewP50, p95: viewP95 } = loops.tally()
+    const { views, statuses, details, p50: viewP50, p95: viewP95 } = loops.tally()
 
     const database = inject('databaseKind') === 'postgresql' ? 'postgresql' : 'embedded'
     const figures = {
@@ -162,6 +166,8 @@ describe('workflow views under load', () => {
       serverP50: { without: quantile(serverWithout, 0.5), withViews: quantile(serverWithViews, 0.5) },
       views,
       viewStatuses: statuses,
+      viewDetails: details,
+      unavailable: unavailable.slice(0, 3),
       viewLatency: { p50: viewP50, p95: viewP95 },
     }
     // No 5xx, from the views or the bookings (book() checked each 201).

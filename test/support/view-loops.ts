@@ -10,8 +10,10 @@ import { spawn } from 'node:child_process'
 
 export interface ViewLoopsTally {
   views: number
-  /** Answers by HTTP status. */
+  /** Answers by HTTP status, and problem code for any other than 200 ("503 dependency_unavailable"). */
   statuses: Record<string, number>
+  /** The first problem detail of each status other than 200. */
+  details: Record<string, string>
   /** Latency of the views, ms: median and 95th percentile. */
   p50: number
   p95: number
@@ -29,6 +31,7 @@ const SCRIPT = `
   const [baseUrl, token, ids, count] = JSON.parse(process.argv[1])
   let on = false, running = true, inFlight = 0, views = 0
   const statuses = {}
+  const details = {}
   const latencies = []
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
   const loop = async (i) => {
@@ -44,8 +47,16 @@ const SCRIPT = `
       let status
       try {
         const response = await view().catch(view)
-        await response.arrayBuffer()
+        const body = await response.text()
         status = response.status
+        // Any other answer is counted under its problem code too, and its first detail kept, so that a failure says
+        // which dependency answered late rather than only that one did.
+        if (status !== 200) {
+          let problem = {}
+          try { problem = JSON.parse(body) } catch {}
+          status = status + ' ' + (problem.code ?? 'no code')
+          details[status] ??= problem.detail ?? body.slice(0, 200)
+        }
       } catch (error) {
         status = 'network error: ' + (error.cause?.code ?? error.message)
       }
@@ -62,7 +73,7 @@ const SCRIPT = `
       await Promise.all(loops)
       latencies.sort((a, b) => a - b)
       const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN
-      process.send({ views, statuses, p50: at(0.5), p95: at(0.95) }, () => process.exit(0))
+      process.send({ views, statuses, details, p50: at(0.5), p95: at(0.95) }, () => process.exit(0))
       return
     }
     on = message === 'on'
@@ -86,11 +97,16 @@ export function startViewLoops(options: {
     ['-n', '19', process.execPath, '-e', SCRIPT, JSON.stringify([baseUrl, token, appointmentIds, count])],
     { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }
   )
-  let tally: ViewLoopsTally = { views: 0, statuses: {}, p50: NaN, p95: NaN }
+  let tally: ViewLoopsTally = { views: 0, statuses: {}, details: {}, p50: NaN, p95: NaN }
   const ask = <T>(message: string) =>
     new Promise<T>((resolve, reject) => {
-      child.once('message', (answer) => resolve(answer as T))
-      child.once('exit', (code) => reject(new Error(`the view loops exited (${code})`)))
+      // One exit listener per question, removed with its answer: kept, they piled up past Node's warning of 10.
+      const exited = (code: number | null) => reject(new Error(`the view loops exited (${code})`))
+      child.once('exit', exited)
+      child.once('message', (answer) => {
+        child.off('exit', exited)
+        resolve(answer as T)
+      })
       child.send(message)
     })
   return {

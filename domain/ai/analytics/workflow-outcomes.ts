@@ -77,6 +77,6 @@ export async function workflowOutcomes(
   } catch (err) {
     rethrowIfTransactionHeld(err)
     // Only the outcome section depends on Temporal, but a partial answer would read as "zero runs": refuse instead.
-    throw Object.assign(dependencyUnavailable('workflow visibility'), { cause: err })
+    throw dependencyUnavailable('workflow visibility', err)
   }
 }

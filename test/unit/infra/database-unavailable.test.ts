@@ -1,7 +1,8 @@
 import { Hono } from 'hono'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { AppEnv } from '../../../api/app-env.ts'
 import { errorHandler } from '../../../api/middleware/error-handler.ts'
+import { AppError, dependencyUnavailable } from '../../../domain/errors.ts'
 import { isDatabaseUnavailable } from '../../../infra/db.ts'
 import { createLogger } from '../../../infra/logger.ts'
 
@@ -42,5 +43,29 @@ describe('isDatabaseUnavailable', () => {
     const bug = await app.request('/bug')
     expect(bug.status).toBe(500)
     expect(await bug.text()).not.toContain('secret_table')
+  })
+  it("logs what a 503 hides from the client (the dependency's own error), and answers the problem without it", async () => {
+    const logger = createLogger('silent', 'test')
+    const warn = vi.spyOn(logger, 'warn')
+    const app = new Hono<AppEnv>()
+    app.onError(errorHandler(logger, 'http://api.test'))
+    const deadline = new Error('deadline exceeded after 10.001s')
+    app.get('/slow', () => {
+      throw dependencyUnavailable('The workflow service', deadline)
+    })
+    app.get('/refused', () => {
+      throw new AppError(409, 'invalid_state_transition', 'Invalid state transition', { cause: deadline })
+    })
+    const slow = await app.request('/slow')
+    expect(slow.status).toBe(503)
+    expect(await slow.text()).not.toContain('deadline exceeded')
+    expect(warn).toHaveBeenCalledTimes(1)
+    expect(warn.mock.calls[0]).toEqual([
+      expect.objectContaining({ route: '/slow', err: deadline }),
+      'dependency unavailable',
+    ])
+    // A refusal is the client's to read, not an operator's.
+    expect((await app.request('/refused')).status).toBe(409)
+    expect(warn).toHaveBeenCalledTimes(1)
   })
 })
