@@ -18,9 +18,13 @@ export interface HistoryVersion {
 }
 
 export interface QueryAnswersByHistory {
-  /** The answer `query` gave at this version, or undefined when it has not been asked at it. */
-  get<T>(workflowId: string, query: string, version: HistoryVersion): { answer: T } | undefined
-  set(workflowId: string, query: string, version: HistoryVersion, answer: unknown): void
+  /**
+   * The answer `query` gave at this version, kept; or asked with `ask` when it has not been. Callers wanting the same
+   * version at the same moment share one ask and its outcome: a view polled by 16 clients, whose workflow's history had
+   * just grown, sent 16 queries that waited in turn for one worker (under a loaded machine, 10 s and a 503 each). An
+   * ask that fails is not kept; the next caller asks again.
+   */
+  answer<T>(workflowId: string, query: string, version: HistoryVersion, ask: () => Promise<T>): Promise<T>
 }
 
 /** Workflow views kept by default: a few hundred bytes each. */
@@ -28,23 +32,36 @@ const DEFAULT_MAX_ENTRIES = 10_000
 
 export function createQueryAnswersByHistory(maxEntries = DEFAULT_MAX_ENTRIES): QueryAnswersByHistory {
   const entries = new Map<string, { version: string; answer: unknown }>()
+  /** Asks on their way, by key and version; each ends within its caller's deadline, so this stays small. */
+  const asking = new Map<string, Promise<unknown>>()
   const keyOf = (workflowId: string, query: string) => `${workflowId}\u0000${query}`
   const versionOf = ({ runId, historyLength }: HistoryVersion) => `${runId}:${historyLength}`
+  const keep = (key: string, version: string, answer: unknown) => {
+    entries.delete(key)
+    entries.set(key, { version, answer })
+    if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
+  }
   return {
-    get<T>(workflowId: string, query: string, version: HistoryVersion) {
+    async answer<T>(workflowId: string, query: string, version: HistoryVersion, ask: () => Promise<T>) {
       const key = keyOf(workflowId, query)
+      const at = versionOf(version)
       const entry = entries.get(key)
-      if (entry?.version !== versionOf(version)) return undefined
-      // Re-inserted: a Map iterates in insertion order, so its first entry is the least recently used.
-      entries.delete(key)
-      entries.set(key, entry)
-      return { answer: entry.answer as T }
-    },
-    set(workflowId, query, version, answer) {
-      const key = keyOf(workflowId, query)
-      entries.delete(key)
-      entries.set(key, { version: versionOf(version), answer })
-      if (entries.size > maxEntries) entries.delete(entries.keys().next().value!)
+      if (entry?.version === at) {
+        // Re-inserted: a Map iterates in insertion order, so its first entry is the least recently used.
+        keep(key, at, entry.answer)
+        return entry.answer as T
+      }
+      const flight = `${key}\u0000${at}`
+      const onItsWay = asking.get(flight)
+      if (onItsWay) return onItsWay as Promise<T>
+      const asked = ask()
+        .then((answer) => {
+          keep(key, at, answer)
+          return answer
+        })
+        .finally(() => asking.delete(flight))
+      asking.set(flight, asked)
+      return asked
     },
   }
 }

@@ -72,7 +72,7 @@ beforeAll(async () => {
       const message = args.find((a): a is string => typeof a === 'string')
       if (message) logged.push(message)
       const { err } = (args[0] ?? {}) as { err?: unknown }
-      if (message === 'dependency unavailable') unavailable.push(err instanceof Error ? err.message : String(err))
+      if (message === 'dependency unavailable') unavailable.push(causesOf(err))
       original(...(args as Parameters<typeof original>))
     })
   }
@@ -109,6 +109,13 @@ afterAll(async () => {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
   await receiver?.close()
 })
+
+/** An error's message and its causes' ("Failed to query Workflow: 4 DEADLINE_EXCEEDED: ..."). */
+function causesOf(error: unknown): string {
+  const messages: string[] = []
+  for (let e = error; e instanceof Error && messages.length < 4; e = e.cause) messages.push(e.message)
+  return messages.length > 0 ? messages.join(': ') : String(error)
+}
 
 /** The value at quantile `q` (0..1) of the samples. */
 function quantile(samples: number[], q: number): number {

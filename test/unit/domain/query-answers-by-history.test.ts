@@ -3,49 +3,107 @@ import { createQueryAnswersByHistory } from '../../../domain/workflow-runs/query
 
 const run = (historyLength: number, runId = 'run-1') => ({ runId, historyLength })
 
+/** An ask that counts its calls and answers `value` (or fails with it, when it is an Error) once released. */
+function askFor(value: unknown) {
+  let release = () => {}
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const ask = Object.assign(
+    async () => {
+      ask.calls++
+      await released
+      if (value instanceof Error) throw value
+      return value
+    },
+    { calls: 0 }
+  )
+  return { ask, release }
+}
+const answering = (value: unknown) => {
+  const { ask, release } = askFor(value)
+  release()
+  return ask
+}
+
 describe('query answers by history', () => {
-  it('answers from what was asked at the same run and history length', () => {
+  it('answers from what was asked at the same run and history length, without asking again', async () => {
     const answers = createQueryAnswersByHistory()
-    answers.set('booking-a', 'bookingView', run(7), { state: 'CONFIRMED' })
-    expect(answers.get('booking-a', 'bookingView', run(7))).toEqual({ answer: { state: 'CONFIRMED' } })
+    const ask = answering({ state: 'CONFIRMED' })
+    expect(await answers.answer('booking-a', 'bookingView', run(7), ask)).toEqual({ state: 'CONFIRMED' })
+    expect(await answers.answer('booking-a', 'bookingView', run(7), ask)).toEqual({ state: 'CONFIRMED' })
+    expect(ask.calls).toBe(1)
   })
 
-  it('asks again once the history has grown, or for another run of the same id', () => {
+  it('asks again once the history has grown, or for another run of the same id', async () => {
     const answers = createQueryAnswersByHistory()
-    answers.set('booking-a', 'bookingView', run(7), { state: 'CONFIRMED' })
-    expect(answers.get('booking-a', 'bookingView', run(9))).toBeUndefined()
-    expect(answers.get('booking-a', 'bookingView', run(7, 'run-2'))).toBeUndefined()
-    // The newer version replaces the older: the workflow's history does not shrink.
-    answers.set('booking-a', 'bookingView', run(9), { state: 'CANCELLED' })
-    expect(answers.get('booking-a', 'bookingView', run(7))).toBeUndefined()
-    expect(answers.get('booking-a', 'bookingView', run(9))).toEqual({ answer: { state: 'CANCELLED' } })
+    await answers.answer('booking-a', 'bookingView', run(7), answering('CONFIRMED'))
+    expect(await answers.answer('booking-a', 'bookingView', run(9), answering('CANCELLED'))).toBe('CANCELLED')
+    expect(await answers.answer('booking-a', 'bookingView', run(7, 'run-2'), answering('NEW RUN'))).toBe('NEW RUN')
+    // The newer version replaced the older: the workflow's history does not shrink.
+    const again = answering('asked again')
+    expect(await answers.answer('booking-a', 'bookingView', run(7), again)).toBe('asked again')
+    expect(again.calls).toBe(1)
   })
 
-  it('keeps answers apart by workflow and by query', () => {
+  it('keeps answers apart by workflow and by query', async () => {
     const answers = createQueryAnswersByHistory()
-    answers.set('booking-a', 'bookingView', run(7), 'a')
-    answers.set('booking-b', 'bookingView', run(7), 'b')
-    answers.set('booking-a', 'followUpView', run(7), 'follow-up')
-    expect(answers.get('booking-a', 'bookingView', run(7))?.answer).toBe('a')
-    expect(answers.get('booking-b', 'bookingView', run(7))?.answer).toBe('b')
-    expect(answers.get('booking-a', 'followUpView', run(7))?.answer).toBe('follow-up')
+    await answers.answer('booking-a', 'bookingView', run(7), answering('a'))
+    await answers.answer('booking-b', 'bookingView', run(7), answering('b'))
+    await answers.answer('booking-a', 'followUpView', run(7), answering('follow-up'))
+    const unasked = answering('not kept')
+    expect(await answers.answer('booking-a', 'bookingView', run(7), unasked)).toBe('a')
+    expect(await answers.answer('booking-b', 'bookingView', run(7), unasked)).toBe('b')
+    expect(await answers.answer('booking-a', 'followUpView', run(7), unasked)).toBe('follow-up')
+    expect(unasked.calls).toBe(0)
   })
 
-  it('keeps a null answer (a query the run does not have) as known', () => {
+  it('keeps a null answer (a query the run does not have) as known', async () => {
     const answers = createQueryAnswersByHistory()
-    answers.set('booking-legacy', 'bookingView', run(3), null)
-    expect(answers.get('booking-legacy', 'bookingView', run(3))).toEqual({ answer: null })
+    await answers.answer('booking-legacy', 'bookingView', run(3), answering(null))
+    const ask = answering('not kept')
+    expect(await answers.answer('booking-legacy', 'bookingView', run(3), ask)).toBeNull()
+    expect(ask.calls).toBe(0)
   })
 
-  it('drops the least recently used entry past its bound', () => {
+  it('sends one ask for the callers that want the same version at once, and gives each its answer', async () => {
+    const answers = createQueryAnswersByHistory()
+    const { ask, release } = askFor('CONFIRMED')
+    const views = Array.from({ length: 16 }, () => answers.answer('booking-a', 'bookingView', run(7), ask))
+    // Another version, or another workflow, is its own ask.
+    const other = answering('other')
+    const grown = answers.answer('booking-a', 'bookingView', run(8), other)
+    const elsewhere = answers.answer('booking-b', 'bookingView', run(7), other)
+    release()
+    expect(await Promise.all(views)).toEqual(Array(16).fill('CONFIRMED'))
+    expect(await grown).toBe('other')
+    expect(await elsewhere).toBe('other')
+    expect(ask.calls).toBe(1)
+    expect(other.calls).toBe(2)
+  })
+
+  it('gives a failed ask to the callers that shared it, keeps nothing, and asks again for the next', async () => {
+    const answers = createQueryAnswersByHistory()
+    const { ask, release } = askFor(new Error('Failed to query Workflow'))
+    const views = [1, 2, 3].map(() => answers.answer('booking-a', 'bookingView', run(7), ask))
+    release()
+    for (const view of views) await expect(view).rejects.toThrow('Failed to query Workflow')
+    expect(ask.calls).toBe(1)
+    const next = answering('CONFIRMED')
+    expect(await answers.answer('booking-a', 'bookingView', run(7), next)).toBe('CONFIRMED')
+    expect(next.calls).toBe(1)
+  })
+
+  it('drops the least recently used entry past its bound', async () => {
     const answers = createQueryAnswersByHistory(2)
-    answers.set('a', 'q', run(1), 'a')
-    answers.set('b', 'q', run(1), 'b')
+    await answers.answer('a', 'q', run(1), answering('a'))
+    await answers.answer('b', 'q', run(1), answering('b'))
     // Reading a makes b the least recently used.
-    expect(answers.get('a', 'q', run(1))?.answer).toBe('a')
-    answers.set('c', 'q', run(1), 'c')
-    expect(answers.get('b', 'q', run(1))).toBeUndefined()
-    expect(answers.get('a', 'q', run(1))?.answer).toBe('a')
-    expect(answers.get('c', 'q', run(1))?.answer).toBe('c')
+    const unasked = answering('asked')
+    expect(await answers.answer('a', 'q', run(1), unasked)).toBe('a')
+    await answers.answer('c', 'q', run(1), answering('c'))
+    expect(await answers.answer('a', 'q', run(1), unasked)).toBe('a')
+    expect(await answers.answer('c', 'q', run(1), unasked)).toBe('c')
+    expect(unasked.calls).toBe(0)
+    expect(await answers.answer('b', 'q', run(1), unasked)).toBe('asked')
+    expect(unasked.calls).toBe(1)
   })
 })
