@@ -10,6 +10,7 @@ import type { Client } from '@temporalio/client'
 import { Hono } from 'hono'
 import { randomUUID } from 'node:crypto'
 import type { AddressInfo } from 'node:net'
+import pg from 'pg'
 import type { Db } from '../infra/db.ts'
 
 export interface FloorServer {
@@ -27,9 +28,28 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS bench_floor_appointments (
   starts_at timestamptz NOT NULL, ends_at timestamptz NOT NULL, time_zone text NOT NULL, notes text,
   created_at timestamptz NOT NULL DEFAULT now(), updated_at timestamptz NOT NULL DEFAULT now())`
 
-/** Serves the floor on a free loopback port. */
-export async function startFloor(db: Db, temporal: Client, tenantId: string): Promise<FloorServer> {
-  await db.$executeRawUnsafe(CREATE_TABLE)
+/**
+ * Creates the floor's table as the database's owner: the API's logins may not create tables (docs/security.md, "Least
+ * privilege in the database"), and on PostgreSQL the bench stopped there. They are granted what the floor does.
+ */
+async function createFloorTable(ownerUrl: string): Promise<void> {
+  const owner = new pg.Client({ connectionString: ownerUrl })
+  await owner.connect()
+  try {
+    await owner.query(CREATE_TABLE)
+    await owner.query('GRANT SELECT, INSERT ON bench_floor_appointments TO PUBLIC')
+  } finally {
+    await owner.end()
+  }
+}
+
+/**
+ * Serves the floor on a free loopback port.
+ * @param db - the API's, whose pool and login the floor's INSERT shares
+ * @param ownerUrl - the bench database's owner (bench-database.ts `url`), who creates the table
+ */
+export async function startFloor(db: Db, ownerUrl: string, temporal: Client, tenantId: string): Promise<FloorServer> {
+  await createFloorTable(ownerUrl)
   const taskQueue = `bench-floor-${randomUUID().slice(0, 8)}`
   const app = new Hono().post('/floor', async (c) => {
     const body = await c.req.json<{ providerId: string; childId: string; startsAt: string }>()

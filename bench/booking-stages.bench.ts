@@ -39,7 +39,7 @@ try {
   const tenant = await newTenant(api, ['children', 'providers', 'bookings'])
   const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.token}` }
   const pairs = await bookingParties(creatorFor(api.url, tenant.token), PAIRS)
-  const floor = await startFloor(api.deps.db, api.deps.temporal, tenant.tenantId)
+  const floor = await startFloor(api.deps.db, database.url, api.deps.temporal, tenant.tenantId)
   const firstSlot = Math.ceil((Date.now() + 3 * 24 * HOUR_MS) / HOUR_MS) * HOUR_MS
   for (let n = 0; n < WARM_UP + MEASURED; n++) {
     const body = JSON.stringify({

@@ -97,7 +97,7 @@ function bodies(count: number): string[] {
     return JSON.stringify({ ...pair, type: 'THERAPY_SESSION', startsAt })
   })
 }
-const floor = await startFloor(api.deps.db, api.deps.temporal, tenant.tenantId)
+const floor = await startFloor(api.deps.db, database.url, api.deps.temporal, tenant.tenantId)
 
 /** One open-loop run of `kind` at `rate` for `seconds`, its interval measured. */
 async function run(kind: BookingRun['kind'], rate: number, seconds: number): Promise<BookingRun> {
