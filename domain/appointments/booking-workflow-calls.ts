@@ -96,9 +96,9 @@ export function createBookingWorkflowCalls({
   /**
    * A query's answer from the described run: the answer kept for the run's history length, or the query to a worker
    * when the history has grown since it was last asked, one for however many views ask at that moment
-   * (query-answers-by-history.ts). A view is polled, and a query
-   * wakes the workflow on a worker: beside 16 view loops, views waited 1.4 s at the median on the niced worker
-   * (docs/benchmarks.md, "Reading the figures of bookings beside workflow-view loops").
+   * (query-answers-by-history.ts). A view is polled, and a query wakes the workflow on a worker: beside 16 view loops,
+   * views waited 1.4 s at the median on the niced worker (docs/benchmarks.md, "Reading the figures of bookings beside
+   * workflow-view loops").
    * @returns null for a query the run does not have (a run of older code)
    */
   async function answerOf<T>(description: WorkflowExecutionDescription, query: QueryDefinition<T>) {
