@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { dieWithParent } from './children-die-with-parent.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const READY_TIMEOUT_MS = 90_000
@@ -62,6 +63,7 @@ async function startEntry(entry: string, readyLine: string, env: Record<string, 
     env: { ...process.env, NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
+  dieWithParent(child)
   let output = ''
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
