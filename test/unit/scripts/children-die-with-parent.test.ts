@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { typeScriptLoader } from '../../../scripts/start/worker-process.ts'
 
 const MODULE = fileURLToPath(new URL('../../../scripts/start/children-die-with-parent.ts', import.meta.url))
 
@@ -33,11 +34,17 @@ async function parentThatCrashes(): Promise<{ kept: number; killed: number }> {
     console.log(JSON.stringify({ kept: kept.pid, killed: killed.pid }))
     setTimeout(() => { throw new Error('the benchmark failed') }, 100)
   `
-  const parent = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'ignore'] })
+  // Node 20 (CI's unit run) loads the TypeScript module through tsx, as the project's children do.
+  const parent = spawn(process.execPath, [...typeScriptLoader, '--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let out = ''
+  let err = ''
   parent.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+  parent.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()))
   const code = await new Promise<number | null>((resolve) => parent.once('exit', resolve))
-  expect(code).toBe(1)
+  expect(code, err).toBe(1)
+  expect(err).toContain('the benchmark failed')
   return JSON.parse(out) as { kept: number; killed: number }
 }
 
