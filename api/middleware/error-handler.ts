@@ -51,9 +51,9 @@ export function errorHandler(logger: Logger, baseUrl: string): ErrorHandler<AppE
   return function onError(err, c) {
     if (err instanceof AppError) {
       // A 503 says only "retry later" to the client; the operator needs what failed underneath (a deadline, a refused
-      // connection) to tell a slow dependency from a down one.
+      // connection) to tell a slow dependency from a down one. The request's id and tenant come from the log context.
       if (err.status >= 500 && err.cause !== undefined) {
-        logger.warn({ requestId: c.get('requestId'), route: c.req.routePath, err: err.cause }, 'dependency unavailable')
+        logger.warn({ method: c.req.method, route: c.req.routePath, err: err.cause }, 'dependency unavailable')
       }
       return problemResponse(c, err, baseUrl)
     }
