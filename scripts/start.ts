@@ -23,7 +23,7 @@ import { untilAnswering } from './start/api-answering.ts'
 import { leaveTsxCli, startLaunchedAt } from './start/own-process.ts'
 import { obtainSentenceModel, type SentenceModelOutcome } from './start/sentence-model.ts'
 import { supervise } from './start/supervise.ts'
-import { COMPILE_CACHE } from './start/worker-process.ts'
+import { COMPILE_CACHE, typeScriptLoader } from './start/worker-process.ts'
 import type { TemporalHandle } from './temporal/dev-server.ts'
 
 // First: under the tsx CLI, this script runs in a process of its own (start/own-process.ts).
@@ -57,9 +57,8 @@ const env = {
   NODE_COMPILE_CACHE: COMPILE_CACHE,
 }
 
-// Where Node strips TypeScript types itself (22.18+, 24) the children run natively, as the tests' workers do: a start,
-// and so a restart, loads their modules with less CPU than through tsx. Elsewhere (Node 20) through tsx.
-const typeScriptLoader = (process.features as { typescript?: string | false }).typescript ? [] : ['--import', 'tsx']
+// The children run TypeScript as the tests' workers do (start/worker-process.ts): natively where Node strips types
+// (22.18+, 24), so a start and a restart load their modules with less CPU; through tsx on Node 20.
 const node = (entry: string, extra: Record<string, string> = {}) => ({
   command: process.execPath,
   args: [...typeScriptLoader, entry],
