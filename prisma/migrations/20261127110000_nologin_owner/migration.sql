@@ -9,9 +9,11 @@ BEGIN
 END
 $$;
 
+-- USAGE, not MEMBER: from PostgreSQL 16 a CREATEROLE login is made a member of the role it creates with neither SET
+-- nor INHERIT, and changing an owner to therapy_owner then fails ("must be able to SET ROLE"); its own grant gives both.
 DO $$
 BEGIN
-  IF NOT pg_has_role(current_user, 'therapy_owner', 'MEMBER') THEN
+  IF NOT pg_has_role(current_user, 'therapy_owner', 'USAGE') THEN
     EXECUTE format('GRANT therapy_owner TO %I', current_user);
   END IF;
 END
