@@ -35,11 +35,16 @@ export function openBrowserPage(url: string): BrowserPage {
   const globals = globalThis as Record<string, unknown>
   const saved = { window: globals.window, document: globals.document, act: globals.IS_REACT_ACT_ENVIRONMENT }
   Object.assign(globals, { window, document: window.document, IS_REACT_ACT_ENVIRONMENT: true })
+  // React DOM reads `navigator.userAgent` as it loads. Node 21 and later have a global `navigator` of their own (kept);
+  // Node 20, which the README allows, has none, and the hooks' file failed to load there.
+  const lentNavigator = !('navigator' in globals)
+  if (lentNavigator) globals.navigator = window.navigator
   return {
     window,
     fetch: pageFetch(window),
     async close() {
       Object.assign(globals, { window: saved.window, document: saved.document, IS_REACT_ACT_ENVIRONMENT: saved.act })
+      if (lentNavigator) delete globals.navigator
       await window.happyDOM.close()
     },
   }
