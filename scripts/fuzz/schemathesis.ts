@@ -1,6 +1,6 @@
 /**
  * `npm run fuzz`: Schemathesis (from PyPI) against the live API's own description. Starts what the API needs (a
- * Temporal dev server, a scratch database: TEST_DATABASE_URL's server or the embedded one), the API and its worker, a
+ * Temporal dev server, a scratch database: TEST_DATABASE_URL's server or one it starts, test-database.ts), the API and its worker, a
  * tenant with every scope and a few records, then runs Schemathesis with the checks that matter to integrators: no server error,
  * and every status, content type and body as described. Exits with Schemathesis's code.
  *
@@ -35,7 +35,9 @@ const schemathesis =
 
 const [temporal, database] = await Promise.all([
   ensureTemporal({ port: 0, uiPort: false, log: () => undefined }),
-  provisionTestDatabase(),
+  // A real server without TEST_DATABASE_URL: Schemathesis calls the API concurrently, past what PGlite's one
+  // connection serves in time.
+  provisionTestDatabase('local-server'),
 ])
 const environment = {
   NODE_ENV: 'test',
