@@ -1,0 +1,19 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+
+/**
+ * `npm run test:cluster`: the production topology's failure tests (test/cluster/), apart from `npm test` because the
+ * Temporal Server they run is built from source the first time (~11 minutes on two cores) and the topology takes the
+ * whole machine while it runs. docs/testing.md says when CI runs it.
+ */
+export default defineConfig({
+  resolve: {
+    alias: { '@therapy-care/sdk': fileURLToPath(new URL('./sdks/typescript/src/index.ts', import.meta.url)) },
+  },
+  test: {
+    include: ['test/cluster/**/*.test.ts'],
+    testTimeout: 15 * 60_000,
+    hookTimeout: 50 * 60_000,
+    maxWorkers: 1,
+  },
+})
