@@ -72,6 +72,9 @@ const env = {
   OUTBOUND_ALLOW_PRIVATE_NETWORKS: process.env.OUTBOUND_ALLOW_PRIVATE_NETWORKS ?? 'true',
   OUTBOUND_ALLOW_HTTP: process.env.OUTBOUND_ALLOW_HTTP ?? 'true',
   DATABASE_EMBEDDED: 'false',
+  // The address clients use, the balancer's, for every API: it is the tokens' issuer, so each API's default (its own
+  // port) would refuse the tokens the others issued.
+  PUBLIC_URL: process.env.PUBLIC_URL ?? `http://localhost:${port}`,
   NODE_COMPILE_CACHE: COMPILE_CACHE,
   ...databaseLoginsEnv(database.logins),
   TEMPORAL_ADDRESS: temporal.address,
