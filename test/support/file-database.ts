@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, inject } from 'vitest'
 import type { DatabaseLogins } from '../../infra/db.ts'
-import { openTestDatabase, type TestDatabase } from '../../scripts/db/test-database.ts'
+import { openTestDatabase, type DatabaseTemplate, type TestDatabase } from '../../scripts/db/test-database.ts'
 
 const slot = Symbol.for('therapy-care.test-file-database')
 const holder = globalThis as typeof globalThis & { [slot]?: TestDatabase }
@@ -34,7 +34,10 @@ export function testDatabaseLogins(): DatabaseLogins {
 }
 
 beforeAll(async () => {
-  holder[slot] = await openTestDatabase(inject('databaseTemplate'))
+  // Runs wherever platform.ts is imported: the cluster tests (vitest.cluster.config.ts) use its helpers on a platform
+  // of their own, with no template provided, and no file database to open.
+  const template = inject('databaseTemplate') as DatabaseTemplate | undefined
+  if (template) holder[slot] = await openTestDatabase(template)
 }, 60_000)
 
 afterAll(async () => {
