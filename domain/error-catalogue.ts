@@ -152,6 +152,12 @@ export const ERROR_CATALOGUE = {
     'The SOAP note is signed, and signed notes are never changed.',
     'Add an addendum to the note instead.'
   ),
+  last_owner: entry(
+    409,
+    'Last owner',
+    'The change would leave the tenant without an enabled OWNER (demoting or disabling its last one).',
+    'Make another user an OWNER first, then change this one.'
+  ),
   amount_exceeds_balance: entry(
     409,
     'Amount exceeds balance',

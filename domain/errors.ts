@@ -117,6 +117,9 @@ export const invalidStateTransition = (detail: string) =>
 /** 409 for a change to a signed SOAP note: signed notes are locked; only addenda can be added. */
 export const noteLocked = (detail: string) => new AppError(409, 'note_locked', 'Note locked', { detail })
 
+/** 409 for a change that would leave the tenant without an enabled OWNER (docs/access-control.md, "Role order"). */
+export const lastOwner = (detail: string) => new AppError(409, 'last_owner', 'Last owner', { detail })
+
 /** 403 when the caller may not act as the session's provider (signing a note is the provider's act). */
 export const notSessionProvider = (detail: string) =>
   new AppError(403, 'not_session_provider', 'Not the session provider', { detail })

@@ -4,7 +4,7 @@
  */
 import type { PlatformRole } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { conflict, forbidden, notFound } from '../errors.ts'
+import { conflict, forbidden, lastOwner, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { afterCursor, toPage } from '../pagination.ts'
 import { isUniqueViolation } from '../../infra/db.ts'
@@ -84,9 +84,13 @@ function mayGrant(granter: Principal, role: PlatformRole): boolean {
 /**
  * Changes a user's role, disables them, or links them to the provider they are (whose notes they then sign:
  * domain/auth/provider-links.ts; null unlinks). The role sticks: sign-ins do not map it again from the claims.
- * @param granter - who asks; a role is given only by a caller that holds it all ({@link mayGrant})
- * @throws AppError `not_found`, `forbidden` for a role beyond the caller's, `validation_error` for a provider that is
- *   not the tenant's
+ * Roles have an order (docs/access-control.md, "Role order"): a caller changes, disables or re-enables only a user whose
+ * role it could have given ({@link mayGrant}: an ADMIN or a `users` integration never touches an OWNER), gives only a
+ * role it holds all of, and the tenant's last enabled OWNER stays one. The call itself is on the audit trail, as every
+ * call is (actor, the user's id, the answer).
+ * @param granter - who asks
+ * @throws AppError `not_found`, `forbidden` for a user or a role above the caller's, `last_owner` for a change that
+ *   would leave no enabled OWNER, `validation_error` for a provider that is not the tenant's
  */
 export async function updatePlatformUser(
   uow: UnitOfWork,
@@ -98,6 +102,13 @@ export async function updatePlatformUser(
   const { tx, tenantId } = uow
   const user = await tx.platformUser.findFirst({ where: { id, tenantId } })
   if (!user) throw notFound('user', id)
+  if (!mayGrant(granter, user.role)) {
+    throw forbidden(
+      user.role === 'OWNER'
+        ? 'Only an owner may change, disable or re-enable an owner.'
+        : `This user holds ${user.role}, which grants more than the caller holds; only a caller holding all of it may change them.`
+    )
+  }
   if (patch.role && patch.role !== user.role && !mayGrant(granter, patch.role)) {
     throw forbidden(
       patch.role === 'OWNER'
@@ -105,6 +116,8 @@ export async function updatePlatformUser(
         : `The role ${patch.role} grants more than the caller holds; a role is given only by a caller holding all of it.`
     )
   }
+  const stopsBeingOwner = (patch.role !== undefined && patch.role !== 'OWNER') || patch.disabled === true
+  if (user.role === 'OWNER' && user.disabledAt === null && stopsBeingOwner) await assertAnotherOwner(uow, id)
   if (patch.providerId) await assertLinkableProvider(uow, patch.providerId)
   return tx.platformUser.update({
     where: { id },
@@ -114,4 +127,20 @@ export async function updatePlatformUser(
       ...(patch.disabled === undefined ? {} : { disabledAt: patch.disabled ? (user.disabledAt ?? now) : null }),
     },
   })
+}
+
+/**
+ * Refuses to demote or disable the tenant's last enabled OWNER. Two owners demoting each other at once would each see
+ * the other still an owner: the tenant's owner changes take turns on a transaction lock.
+ */
+async function assertAnotherOwner({ tx, tenantId }: UnitOfWork, id: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`owners:${tenantId}`}))`
+  const others = await tx.platformUser.count({
+    where: { tenantId, role: 'OWNER', disabledAt: null, id: { not: id } },
+  })
+  if (others === 0) {
+    throw lastOwner(
+      'This is the tenant’s last enabled owner: make another user an owner before demoting or disabling this one.'
+    )
+  }
 }

@@ -42,7 +42,13 @@ beforeAll(async () => {
       issuer: issuer.issuer,
       audience: AUDIENCE,
       roleClaim: 'groups',
-      roleMapping: { therapists: 'CLINICIAN', 'front-desk': 'FRONT_DESK', auditors: 'READ_ONLY', 'it-admins': 'ADMIN' },
+      roleMapping: {
+        therapists: 'CLINICIAN',
+        'front-desk': 'FRONT_DESK',
+        auditors: 'READ_ONLY',
+        'it-admins': 'ADMIN',
+        owners: 'OWNER',
+      },
     },
   })
   expect(connection.status).toBe(201)
@@ -175,6 +181,58 @@ describe('roles', () => {
     expect((await raise('ADMIN')).status).toBe(200)
     expect((await raise('OWNER')).status).toBe(403)
     expect((await userNamed('sam@centre.example')).role).toBe('ADMIN')
+  })
+
+  it('lets no one below an owner change, disable or re-enable an owner, and keeps the last owner one', async () => {
+    const signIn = async (sub: string, groups: string[]) => {
+      const token = await userToken(sub, groups)
+      expect((await platform.http.get('/v1/providers', { token })).status).toBe(200)
+      return { token, id: (await userNamed(`${sub}@centre.example`)).id }
+    }
+    const [olga, owen, adam] = [
+      await signIn('olga', ['owners']),
+      await signIn('owen', ['owners']),
+      await signIn('adam', ['it-admins']),
+    ]
+    const patch = (by: string, id: string, body: object) =>
+      platform.http.request('PATCH', `/v1/users/${id}`, { token: by, body })
+    // An administrator (every scope) and the tenant's all-scope client: nothing on an owner.
+    for (const by of [adam.token, admin]) {
+      for (const body of [{ disabled: true }, { role: 'ADMIN' }, { providerId: null }]) {
+        const refused = await patch(by, owen.id, body)
+        expect(refused.status, JSON.stringify(body)).toBe(403)
+        expect(refused.body.code).toBe('forbidden')
+      }
+    }
+    expect((await platform.http.get('/v1/users', { token: owen.token })).status).toBe(200)
+
+    // An owner disables an owner; an administrator cannot undo it.
+    expect((await patch(olga.token, owen.id, { disabled: true })).status).toBe(200)
+    expect((await patch(adam.token, owen.id, { disabled: false })).status).toBe(403)
+    expect((await platform.http.get('/v1/users', { token: owen.token })).status).toBe(403)
+    // Olga is now the last enabled owner: she can neither demote nor disable herself.
+    for (const body of [{ role: 'ADMIN' }, { disabled: true }]) {
+      const kept = await patch(olga.token, olga.id, body)
+      expect(kept.status, JSON.stringify(body)).toBe(409)
+      expect(kept.body.code).toBe('last_owner')
+    }
+    // Two owners demoting each other at once: one of them stays an owner.
+    expect((await patch(olga.token, owen.id, { disabled: false })).status).toBe(200)
+    const both = await Promise.all([
+      patch(olga.token, owen.id, { role: 'ADMIN' }),
+      patch(owen.token, olga.id, { role: 'ADMIN' }),
+    ])
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409])
+    const owners = await platform.api.deps.db.platformUser.count({
+      where: { tenantId, role: 'OWNER', disabledAt: null },
+    })
+    expect(owners).toBe(1)
+
+    // The owner's call on an owner is on the trail: who, on whom, the answer.
+    const trail = await platform.api.deps.db.auditEvent.findMany({
+      where: { tenantId, actorId: olga.id, resourceId: owen.id, method: 'PATCH' },
+    })
+    expect(trail.map((e) => e.status)).toEqual(expect.arrayContaining([200]))
   })
 })
 

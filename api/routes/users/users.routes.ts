@@ -130,6 +130,10 @@ export const updateUserRoute = protectedRoute('users', {
   path: '/v1/users/{id}',
   tags: ['Users and SSO'],
   summary: "Change a user's role, disable them, or link them to their provider",
+  description:
+    'Roles have an order: a caller changes, disables or re-enables only a user whose role it could give (it holds all ' +
+    'of that role), so only an OWNER acts on an OWNER (403 `forbidden` otherwise), and gives only a role it holds all ' +
+    'of. The last enabled OWNER cannot be demoted or disabled (409 `last_owner`): make another user an owner first.',
   request: {
     params: IdParam('platformUser'),
     body: { required: true, content: { 'application/json': { schema: PlatformUserPatch } } },
