@@ -14,6 +14,11 @@
  * never fill (a rolled-back insert, an `ON CONFLICT DO NOTHING` that took a value) and cost one indexed lookup a sync
  * until dropped. A revoking transaction that commits later than the grace after its insert would still be missed:
  * revocations are single statements or one short transaction (token-families.ts).
+ *
+ * It fails closed (issue 76): when no sync has succeeded for {@link STALE_AFTER_MS} (the database unreachable, a sync
+ * slower than its interval), the list is no longer trusted, and {@link RevocationList.anyRevoked} asks the database for
+ * each token it is asked about until a sync succeeds again; if the database cannot answer either, the request fails
+ * (503) rather than accepting a token that may have been revoked meanwhile.
  */
 import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Clock } from '../../infra/clock.ts'
@@ -31,8 +36,17 @@ export const clientRevocationKey = (clientId: string) => `client:${clientId}`
 /** How long a revoked client's entry stays on the list: past the longest access token's expiry (a year and a day). */
 export const CLIENT_REVOCATION_TTL_MS = 366 * 86_400_000
 
+/** How long the list is trusted after its last successful sync: five sync intervals at the default of one second. */
+export const STALE_AFTER_MS = 5_000
+
 export interface RevocationList {
+  /** Whether the in-memory list holds `jti` (however old the list is: {@link anyRevoked} is what requests use). */
   isRevoked(jti: string): boolean
+  /**
+   * Whether any of `keys` (a token id, a `client:` key) is revoked: from memory while the list is fresh, from the
+   * database while it is stale. Rejects when the list is stale and the database does not answer.
+   */
+  anyRevoked(keys: readonly string[]): Promise<boolean>
   /** Records a revocation made by this instance (it is in the database already). */
   add(jti: string, expiresAt: Date): void
   /** Loads the current list, then keeps it in sync until `stop()`. */
@@ -56,9 +70,15 @@ export function createRevocationList(deps: {
   intervalMs?: number
   /** How long a missing sequence value is waited for (default 60 s). */
   gapGraceMs?: number
+  /** How long after its last successful sync the list is trusted (default {@link STALE_AFTER_MS}). */
+  staleAfterMs?: number
 }): RevocationList {
   const { db, clock, logger } = deps
   const gapGraceMs = deps.gapGraceMs ?? 60_000
+  const staleAfterMs = deps.staleAfterMs ?? STALE_AFTER_MS
+  /** When the last successful sync began (epoch ms): every row committed before then has been read. */
+  let syncedAt = 0
+  let warnedStale = false
   const revoked = new Map<string, number>()
   /** The highest sequence value read. */
   let highWater = 0n
@@ -81,6 +101,29 @@ export function createRevocationList(deps: {
 
   async function sync() {
     const now = clock().getTime()
+    await read(now)
+    syncedAt = now
+    if (warnedStale) logger.info('revocation sync: in sync again, the list is trusted again')
+    warnedStale = false
+  }
+
+  /** Asks the database whether any of `keys` is revoked and unexpired: the path while the list is stale. */
+  async function revokedInDatabase(keys: readonly string[]): Promise<boolean> {
+    if (!warnedStale) {
+      logger.warn(
+        { lastSyncedAt: syncedAt ? new Date(syncedAt).toISOString() : null, staleAfterMs },
+        'revocation list stale: every token is checked against the database until a sync succeeds'
+      )
+      warnedStale = true
+    }
+    const row = await db.revokedAccessToken.findFirst({
+      where: { jti: { in: [...keys] }, expiresAt: { gt: clock() } },
+      select: { jti: true },
+    })
+    return row !== null
+  }
+
+  async function read(now: number) {
     for (const [seq, missedAt] of gaps) if (now - missedAt > gapGraceMs) gaps.delete(seq)
     const missing = [...gaps.keys()]
     const unseen = { seq: { gt: highWater } }
@@ -112,6 +155,10 @@ export function createRevocationList(deps: {
 
   return {
     isRevoked: (jti) => revoked.has(jti),
+    async anyRevoked(keys) {
+      if (keys.some((key) => revoked.has(key))) return true
+      return clock().getTime() - syncedAt > staleAfterMs ? revokedInDatabase(keys) : false
+    },
     add: (jti, expiresAt) => void revoked.set(jti, expiresAt.getTime()),
     async start() {
       // The first load is awaited (and fails the start): an instance must not accept tokens it cannot check.

@@ -13,6 +13,7 @@ import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { testDatabaseUrl } from '../support/file-database.ts'
 import { eventually } from '../support/platform.ts'
+import { startTcpProxy } from '../support/tcp-proxy.ts'
 
 let db: Db
 let list: RevocationList
@@ -89,6 +90,39 @@ describe('revocation sync', () => {
       await eventually(async () => Promise.resolve(starting.isRevoked(early) || undefined), 3000, 20)
     } finally {
       await starting.stop()
+    }
+  })
+
+  it('fails closed: a list that has not synced within its bound asks the database, and fails when it cannot', async () => {
+    // A sync every minute and a bound of 200 ms: past the bound, the list is stale, as when its syncs fail.
+    const url = new URL(testDatabaseUrl())
+    const proxy = await startTcpProxy(`${url.hostname}:${url.port}`)
+    url.host = proxy.address
+    const listDb = createDb(url.toString(), 2)
+    const stale = createRevocationList({
+      db: listDb,
+      clock: systemClock,
+      logger: createLogger('silent', 'test'),
+      intervalMs: 60_000,
+      staleAfterMs: 200,
+    })
+    try {
+      await stale.start()
+      const revokedAfterStart = await revokeElsewhere()
+      const neverRevoked = newId('accessToken')
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      // Stale: the memory has not seen the revocation (no sync ran since), the database answers, token by token.
+      expect(stale.isRevoked(revokedAfterStart)).toBe(false)
+      expect(await stale.anyRevoked([neverRevoked, revokedAfterStart])).toBe(true)
+      expect(await stale.anyRevoked([neverRevoked])).toBe(false)
+      // Stale and the database unreachable: no answer rather than "not revoked".
+      proxy.cut()
+      await expect(stale.anyRevoked([neverRevoked])).rejects.toThrow()
+    } finally {
+      proxy.restore()
+      await stale.stop()
+      await closeDb(listDb)
+      await proxy.close()
     }
   })
 })
