@@ -12,7 +12,9 @@
  *   (cluster/haproxy-config.ts).
  * It writes `<START_DATA_DIR>/cluster/processes.json` (`[{ role, pid, port }]`, kept current as processes restart) and
  * stops everything on Ctrl-C. TEMPORAL_HISTORY_SHARDS (default 16) is fixed when the Temporal databases are first made;
- * TEMPORAL_DATABASE (default `temporal`) names them.
+ * TEMPORAL_DATABASE (default `temporal`) names them. With TEMPORAL_ADDRESS set, no Temporal Server or UI is started:
+ * the APIs and workers use that one (a cluster an operator already runs, Temporal Cloud, or the development server
+ * bench/cluster-scaling.bench.ts compares the cluster with), after its search attributes are checked.
  */
 import { mkdir, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -24,8 +26,9 @@ import { untilAnswering } from './start/api-answering.ts'
 import { freePort } from './start/start-process.ts'
 import { supervise, type ChildSpec } from './start/supervise.ts'
 import { COMPILE_CACHE, typeScriptLoader } from './start/worker-process.ts'
-import { startTemporalCluster, type ClusterProcess } from './temporal/cluster.ts'
-import { startTemporalUi } from './temporal/cluster-ui.ts'
+import { startTemporalCluster, type ClusterProcess, type TemporalCluster } from './temporal/cluster.ts'
+import { startTemporalUi, type TemporalUi } from './temporal/cluster-ui.ts'
+import { ensureTemporal } from './temporal/dev-server.ts'
 import { databaseLoginsEnv } from '../infra/db.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -51,19 +54,41 @@ await mkdir(join(dataDir, 'logs'), { recursive: true })
 
 const haproxy = await findHaproxy()
 const database = await openLocalDatabase({ log, logins: true })
-const temporal = await startTemporalCluster({
-  databaseUrl,
-  databasePrefix: process.env.TEMPORAL_DATABASE ?? 'temporal',
-  dataDir: join(dataDir, 'temporal'),
-  historyShards: Number(process.env.TEMPORAL_HISTORY_SHARDS ?? 16),
-  log,
-})
-const ui = await startTemporalUi({
-  temporalAddress: temporal.address,
-  port: Number(process.env.TEMPORAL_UI_PORT ?? 8233),
-  dataDir: join(dataDir, 'temporal'),
-  log,
-})
+const temporal: Pick<TemporalCluster, 'address' | 'namespace' | 'version' | 'processes' | 'stop'> = process.env
+  .TEMPORAL_ADDRESS
+  ? await externalTemporal()
+  : await startTemporalCluster({
+      databaseUrl,
+      databasePrefix: process.env.TEMPORAL_DATABASE ?? 'temporal',
+      dataDir: join(dataDir, 'temporal'),
+      historyShards: Number(process.env.TEMPORAL_HISTORY_SHARDS ?? 16),
+      log,
+    })
+const ui: Pick<TemporalUi, 'url' | 'why' | 'port' | 'pid' | 'stop'> = process.env.TEMPORAL_ADDRESS
+  ? {
+      why: 'the Temporal Server at TEMPORAL_ADDRESS serves its own',
+      port: 0,
+      pid: () => undefined,
+      stop: async () => {},
+    }
+  : await startTemporalUi({
+      temporalAddress: temporal.address,
+      port: Number(process.env.TEMPORAL_UI_PORT ?? 8233),
+      dataDir: join(dataDir, 'temporal'),
+      log,
+    })
+
+/** The server at TEMPORAL_ADDRESS, its search attributes added where missing (ensureTemporal starts nothing then). */
+async function externalTemporal() {
+  const handle = await ensureTemporal({ log })
+  return {
+    address: handle.address,
+    namespace: handle.namespace,
+    version: 'the server at TEMPORAL_ADDRESS',
+    processes: () => [],
+    stop: async () => {},
+  }
+}
 
 const env = {
   ...process.env,
@@ -164,7 +189,10 @@ await writeProcesses()
 log(`${answered ? 'cluster ready' : 'NOT answering /health after 120 s'}: ${base} (HAProxy over ${apis} APIs)`)
 log(`APIs:         ${apiPorts.map((p) => `127.0.0.1:${p}`).join(', ')} (health-checked by the balancer)`)
 log(`Workers:      ${workers}`)
-log(`Temporal:     ${temporal.version} at ${temporal.address}, 4 services (frontend, history, matching, worker)`)
+log(
+  `Temporal:     ${temporal.version} at ${temporal.address}` +
+    (process.env.TEMPORAL_ADDRESS ? '' : ', 4 services (frontend, history, matching, worker)')
+)
 log(`Temporal UI:  ${ui.url ?? ui.why}`)
 log(`Database:     ${database.description}`)
 log(`Balancer:     statistics at http://127.0.0.1:${statsPort}/stats`)

@@ -37,7 +37,8 @@ export interface TestDatabase {
 
 const scratchName = (suffix = '') => `therapy_test_${randomBytes(4).toString('hex')}${suffix}`
 
-async function adminQuery(serverUrl: string, sql: string): Promise<void> {
+/** Runs one statement on a connection of its own (CREATE and DROP DATABASE cannot run in a pool's transaction). */
+export async function adminQuery(serverUrl: string, sql: string): Promise<void> {
   const admin = new pg.Client({ connectionString: serverUrl })
   await admin.connect()
   try {
@@ -64,7 +65,8 @@ async function dropDatabase(serverUrl: string, name: string): Promise<void> {
   }
 }
 
-const withDatabase = (serverUrl: string, name: string) => {
+/** The server's URL naming database `name`. */
+export const withDatabase = (serverUrl: string, name: string) => {
   const url = new URL(serverUrl)
   url.pathname = `/${name}`
   return url.toString()

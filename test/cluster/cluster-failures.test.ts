@@ -11,116 +11,50 @@
  * `npm run test:cluster` (vitest.cluster.config.ts); CI runs it where the Temporal Server's build is cached
  * (docs/testing.md says when).
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes, randomUUID } from 'node:crypto'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Client, Connection } from '@temporalio/client'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { provisionClient } from '../../domain/tenants/provision-client.ts'
 import { startLocalTestServer } from '../../scripts/db/local-test-server.ts'
-import { untilAnswering } from '../../scripts/start/api-answering.ts'
-import { dieWithParent } from '../../scripts/start/children-die-with-parent.ts'
-import { freePort } from '../../scripts/start/start-process.ts'
-import { typeScriptLoader } from '../../scripts/start/worker-process.ts'
 import { obtainTemporalServer } from '../../scripts/temporal/cluster.ts'
+import { startClusterTopology, type ClusterTopology } from '../support/cluster-topology.ts'
 import { httpClient } from '../support/http.ts'
 import { spreadingClient, type Sent } from '../support/instances.ts'
 import { eventually } from '../support/platform.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
-const ROOT = path.resolve(import.meta.dirname, '../..')
 /** Bookings a second through the balancer (the issue's figure), and the endpoints each event goes to. */
 const RATE = Number(process.env.CLUSTER_TEST_RATE ?? 20)
 const ENDPOINTS = 10
 const PAIRS = 10
 
-interface ProcessEntry {
-  role: string
-  name?: string
-  pid: number
-  port: number | null
-}
-
 let server: { url: string; stop(): Promise<void> }
-let cluster: ChildProcess
-let output = ''
-let dataDir: string
+let topology: ClusterTopology
 let balancer: string
 let db: Db
 let temporalConnection: Connection
 let temporal: Client
 let receiver: WebhookReceiver
 
-const withDatabase = (url: string, database: string) => {
-  const copy = new URL(url)
-  copy.pathname = `/${database}`
-  return copy.toString()
-}
-
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(sql)
-  } finally {
-    await client.end()
-  }
-}
-
-async function processes(): Promise<ProcessEntry[]> {
-  return JSON.parse(await readFile(path.join(dataDir, 'cluster', 'processes.json'), 'utf8')) as ProcessEntry[]
-}
-
-/** The process of `name` (ours: `api-1`) or `role` (Temporal's: `temporal-history`). */
-async function find(nameOrRole: string): Promise<ProcessEntry> {
-  const found = (await processes()).find((p) => p.name === nameOrRole || p.role === nameOrRole)
-  if (!found) throw new Error(`no ${nameOrRole} in processes.json`)
-  return found
-}
+const processes = () => topology.processes()
+const find = (nameOrRole: string) => topology.find(nameOrRole)
 
 beforeAll(async () => {
   // The build takes ~11 minutes the first time on two cores; it is cached outside the clone after that.
   await obtainTemporalServer()
   const configured = process.env.TEST_DATABASE_URL
   server = configured ? { url: configured, stop: async () => undefined } : await startLocalTestServer()
-  const suffix = randomBytes(4).toString('hex')
-  const databaseUrl = withDatabase(server.url, `therapy_cluster_${suffix}`)
-  await adminQuery(server.url, `CREATE DATABASE therapy_cluster_${suffix}`)
-  dataDir = await mkdtemp(path.join(tmpdir(), 'therapy-cluster-'))
   receiver = await startWebhookReceiver()
-  const port = await freePort()
-  balancer = `http://127.0.0.1:${port}`
-  cluster = spawn(process.execPath, [...typeScriptLoader, 'scripts/start-cluster.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      TEMPORAL_DATABASE: `temporal_${suffix}`,
-      PORT: String(port),
-      START_DATA_DIR: dataDir,
-      TEMPORAL_UI_PORT: String(await freePort()),
-      RATE_LIMIT_PER_MINUTE: '100000000',
-      WEBHOOK_REQUIRE_HTTPS: 'false',
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-      // A killed worker's claims come back in seconds rather than a minute.
-      WEBHOOK_TIMEOUT_MS: '2000',
-      WEBHOOK_CLAIM_LEASE_MS: '4000',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  topology = await startClusterTopology({
+    serverUrl: server.url,
+    // A killed worker's claims come back in seconds rather than a minute.
+    env: { WEBHOOK_TIMEOUT_MS: '2000', WEBHOOK_CLAIM_LEASE_MS: '4000' },
   })
-  dieWithParent(cluster)
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000))
-  cluster.stdout?.on('data', keep)
-  cluster.stderr?.on('data', keep)
-  const up = await untilAnswering(`${balancer}/health`, { timeoutMs: 240_000 })
-  if (!up) throw new Error(`the cluster did not answer through the balancer:\n${output}`)
-  await eventually(async () => ((await processes().catch(() => [])).length >= 9 ? true : undefined), 30_000, 250)
-  db = createDb(databaseUrl, 4)
+  balancer = topology.balancer
+  db = createDb(topology.databaseUrl, 4)
   const frontend = await find('temporal-frontend')
   temporalConnection = await Connection.connect({ address: `127.0.0.1:${frontend.port}` })
   temporal = new Client({ connection: temporalConnection, namespace: 'default' })
@@ -128,17 +62,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed early
-  if (cluster?.exitCode === null) {
-    const exited = new Promise((resolve) => cluster.once('exit', resolve))
-    cluster.kill('SIGINT')
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000))])
-    cluster.kill('SIGKILL')
-  }
+  await topology?.stop()
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed early
   await Promise.allSettled([db && closeDb(db), temporalConnection?.close(), receiver?.close()])
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed early
   await server?.stop()
-  if (dataDir) await rm(dataDir, { recursive: true, force: true })
 }, 120_000)
 
 /** A tenant with endpoints on ten receiver paths and PAIRS providers and children to book. */
@@ -209,7 +137,7 @@ async function underLoad(
 
 /** HAProxy's statistics row of backend `apis` for `server` (`BACKEND` for the whole backend), by column name. */
 async function balancerStats(server: string): Promise<(column: string) => string> {
-  const config = await readFile(path.join(dataDir, 'cluster', 'haproxy.cfg'), 'utf8')
+  const config = await readFile(path.join(topology.dataDir, 'cluster', 'haproxy.cfg'), 'utf8')
   const statsPort = /listen stats\n {2}bind 127\.0\.0\.1:(\d+)/.exec(config)?.[1]
   const csv = await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`)).text()
   const [header, ...rows] = csv.replace(/^# /, '').trim().split('\n')
