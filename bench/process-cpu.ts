@@ -89,6 +89,16 @@ export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot): Record<CpuR
   return used
 }
 
+/** CPU seconds used so far by each of `pids` that is alive (its own ticks, not its children's). */
+export function cpuSecondsOf(pids: Iterable<number>): Map<number, number> {
+  const seconds = new Map<number, number>()
+  for (const pid of pids) {
+    const p = readProc(pid)
+    if (p) seconds.set(pid, p.ticks / TICKS_PER_SECOND)
+  }
+  return seconds
+}
+
 /** The pid of the Temporal dev server this process started (not its shell wrapper), if any. */
 export function temporalServerPid(): number | undefined {
   return descendants(allProcs(), process.pid).find(
