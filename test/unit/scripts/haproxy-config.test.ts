@@ -10,7 +10,7 @@ const lines = config.split('\n').map((line) => line.trim())
 
 describe('haproxyConfig', () => {
   it('puts every API behind a health check of /health', () => {
-    expect(lines.filter((line) => line.startsWith('server '))).toEqual([
+    expect(lines.filter((line) => line.startsWith('server ') && line.endsWith(' check'))).toEqual([
       'server api-1 127.0.0.1:4101 check',
       'server api-2 127.0.0.1:4102 check',
       'server api-3 127.0.0.1:4103 check',
@@ -27,6 +27,17 @@ describe('haproxyConfig', () => {
     expect(lines).toContain('acl idempotent_method method GET HEAD OPTIONS PUT DELETE')
     expect(lines).toContain('acl has_key req.hdr(Idempotency-Key) -m found')
     expect(config).not.toMatch(/retry-on[^\n]*(all-retryable-errors|response-timeout|5\d\d)/)
+  })
+
+  it('fails open: with every API checked out, requests still go to all of them, unchecked', () => {
+    expect(lines.filter((line) => line.endsWith(' backup'))).toEqual([
+      'server api-1-open 127.0.0.1:4101 backup',
+      'server api-2-open 127.0.0.1:4102 backup',
+      'server api-3-open 127.0.0.1:4103 backup',
+    ])
+    expect(lines).toContain('option allbackups')
+    // A slow answer on a saturated machine is not a dead API; a killed one refuses at once (observe layer4).
+    expect(lines).toContain('timeout check 3s')
   })
 
   it('serves its statistics on loopback only', () => {
