@@ -46,15 +46,32 @@ beforeAll(async () => {
 describe('temporal-compose.yml', () => {
   it('runs the whole platform: its database with pgvector, Temporal with its own PostgreSQL and UI, API and worker', () => {
     expect(Object.keys(services)).toEqual(
-      expect.arrayContaining(['postgres', 'temporal-postgres', 'temporal', 'temporal-ui', 'api', 'worker'])
+      expect.arrayContaining(['postgres', 'temporal-postgres', 'temporal-frontend', 'temporal-ui', 'api', 'worker'])
     )
     expect(services.postgres!.image).toMatch(/pgvector/)
     expect(services['temporal-postgres']!.image).toMatch(/^postgres:/)
-    expect(services.temporal!.environment!.DB).toBe('postgres12')
+  })
+
+  it('runs the Temporal Server as its four services, on the version the development server and the cluster run', () => {
+    const temporal = ['frontend', 'history', 'matching', 'worker'].map((role) => services[`temporal-${role}`]!)
+    expect(temporal.map((service) => service.environment?.TEMPORAL_SERVICES)).toEqual([
+      'frontend',
+      'history',
+      'matching',
+      'worker',
+    ])
+    for (const service of temporal) {
+      expect(withDefaults(service.image!)).toBe('temporalio/server:1.32.0')
+      expect(service.environment!.DB).toBe('postgres12')
+      // Fixed for the databases' life: the same figure as `npm run start:cluster` (docs/operations.md).
+      expect(service.environment!.NUM_HISTORY_SHARDS).toBe(16)
+    }
+    expect(withDefaults(services['temporal-schema']!.image!)).toBe('temporalio/admin-tools:1.32.0')
+    expect(withDefaults(services['temporal-ui']!.image!)).toBe('temporalio/ui:2.54.1')
   })
 
   it('health-checks every long-running server, and waits only on what can report readiness', () => {
-    for (const name of ['postgres', 'temporal-postgres', 'temporal', 'api']) {
+    for (const name of ['postgres', 'temporal-postgres', 'temporal-frontend', 'temporal-history', 'api']) {
       expect(services[name]!.healthcheck?.test, name).toEqual(expect.arrayContaining([expect.any(String)]))
     }
     for (const [name, service] of Object.entries(services)) {
@@ -81,7 +98,7 @@ describe('temporal-compose.yml', () => {
       const config = loadConfig(environment)
       expect(config.NODE_ENV).toBe('production')
       expect(config.DATABASE_URL).toMatch(/@postgres:5432\//)
-      expect(config.TEMPORAL_ADDRESS).toBe('temporal:7233')
+      expect(config.TEMPORAL_ADDRESS).toBe('temporal-frontend:7233')
       // Two logins of their own, and never the owner's password (docs/security.md, "Least privilege in the database").
       expect(new URL(config.DATABASE_APP_URL ?? '').username).not.toBe(new URL(config.DATABASE_URL).username)
       expect(JSON.stringify(environment)).not.toContain(REQUIRED.PLATFORM_DB_PASSWORD)
