@@ -152,6 +152,13 @@ export const ERROR_CATALOGUE = {
     'The SOAP note is signed, and signed notes are never changed.',
     'Add an addendum to the note instead.'
   ),
+  sso_connection_taken: entry(
+    409,
+    'SSO connection taken',
+    'Another tenant registered this issuer and audience; a pair belongs to one tenant, so tokens are never ambiguous.',
+    'Register the tenant’s own audience (`urn:therapy-care:tenant:<tenant id>`, named in `detail`) at the identity ' +
+      'provider and here.'
+  ),
   last_owner: entry(
     409,
     'Last owner',

@@ -117,6 +117,17 @@ export const invalidStateTransition = (detail: string) =>
 /** 409 for a change to a signed SOAP note: signed notes are locked; only addenda can be added. */
 export const noteLocked = (detail: string) => new AppError(409, 'note_locked', 'Note locked', { detail })
 
+/**
+ * 409 for an SSO issuer and audience another tenant registered: a pair belongs to one tenant (docs/access-control.md,
+ * "One tenant per issuer and audience"). The tenant's own audience, which nobody else may register, is in `detail`.
+ */
+export const ssoConnectionTaken = (ownAudience: string) =>
+  new AppError(409, 'sso_connection_taken', 'SSO connection taken', {
+    detail:
+      'Another tenant registered this issuer and audience. Give your identity provider the audience ' +
+      `"${ownAudience}" (this tenant's own, which no other tenant may register) and register that.`,
+  })
+
 /** 409 for a change that would leave the tenant without an enabled OWNER (docs/access-control.md, "Role order"). */
 export const lastOwner = (detail: string) => new AppError(409, 'last_owner', 'Last owner', { detail })
 

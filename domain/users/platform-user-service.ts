@@ -4,7 +4,7 @@
  */
 import type { PlatformRole } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { conflict, forbidden, lastOwner, notFound } from '../errors.ts'
+import { conflict, forbidden, lastOwner, notFound, ssoConnectionTaken, validationError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { afterCursor, toPage } from '../pagination.ts'
 import { isUniqueViolation } from '../../infra/db.ts'
@@ -22,24 +22,42 @@ export interface SsoConnectionInput {
   defaultRole?: PlatformRole
 }
 
+/** The audience the platform issues each tenant: no other tenant may register it, so it proves the connection. */
+const tenantAudience = (tenantId: string) => `${TENANT_AUDIENCE_PREFIX}${tenantId}`
+const TENANT_AUDIENCE_PREFIX = 'urn:therapy-care:tenant:'
+
 /**
  * Registers an OpenID Connect issuer for the tenant. Its URLs are checked against the rules SSO fetches obey (HTTPS
  * and the outbound network policy, sso-settings.ts) before anything is stored.
- * Connections are the tenant's own: another tenant's connection of the same issuer and audience neither refuses this
- * one nor is disclosed by it (a token both verify names its tenant, sso.ts).
+ * An issuer and audience belong to one tenant (issue 76): a pair another tenant registered is refused, so a tenant can
+ * never make another's tokens ambiguous by registering its public issuer and audience. A tenant whose pair was taken
+ * registers its own audience, {@link tenantAudience}, which only it may register.
  * @throws AppError `validation_error` (field codes `invalid_url`, `https_required`, `forbidden_address`,
- * `unresolvable_host`, `not_issuer_host`), `conflict` when this tenant already connected the issuer and audience
+ * `unresolvable_host`, `not_issuer_host`, `reserved_audience`), `conflict` when this tenant already connected the
+ * issuer and audience, `sso_connection_taken` when another tenant did
  */
 export async function createSsoConnection(uow: UnitOfWork, input: SsoConnectionInput, settings: SsoUrlRules) {
+  if (input.audience.startsWith(TENANT_AUDIENCE_PREFIX) && input.audience !== tenantAudience(uow.tenantId)) {
+    throw validationError([
+      {
+        path: 'audience',
+        code: 'reserved_audience',
+        message: `Audiences under ${TENANT_AUDIENCE_PREFIX} name their tenant: this tenant's is ${tenantAudience(uow.tenantId)}.`,
+      },
+    ])
+  }
   // Vetting resolves the host (DNS, a network call): holding no transaction.
   await uow.release(() => vetSsoUrls(input, settings))
+  const pair = { issuer: input.issuer, audience: input.audience }
+  if (await uow.tx.ssoConnection.findFirst({ where: { tenantId: uow.tenantId, ...pair }, select: { id: true } })) {
+    throw conflict('This tenant already connected this issuer and audience.')
+  }
   try {
     return await uow.tx.ssoConnection.create({
       data: {
         id: newId('ssoConnection'),
         tenantId: uow.tenantId,
-        issuer: input.issuer,
-        audience: input.audience,
+        ...pair,
         jwksUri: input.jwksUri,
         roleClaim: input.roleClaim ?? 'roles',
         roleMapping: input.roleMapping,
@@ -47,7 +65,9 @@ export async function createSsoConnection(uow: UnitOfWork, input: SsoConnectionI
       },
     })
   } catch (error) {
-    if (isUniqueViolation(error)) throw conflict('This tenant already connected this issuer and audience.')
+    // The tenant's own pair was checked above: a duplicate is another tenant's (the index over every tenant's rows),
+    // or this tenant's own registration racing this one.
+    if (isUniqueViolation(error)) throw ssoConnectionTaken(tenantAudience(uow.tenantId))
     throw error
   }
 }

@@ -1,9 +1,9 @@
 /**
  * SSO identities belong to a tenant (issue 55, point 2), tried as another tenant would. Users are unique per tenant,
- * issuer and subject, and connections per tenant, issuer and audience, so one tenant can neither pre-claim another's
- * staff nor take its issuer and audience first. A token is resolved through the connection that verified it. If
- * connections of two tenants verify it, the request is refused (401 `sso_connection_ambiguous`) unless it names its
- * tenant (`X-Tenant-Id`). A key set URL away from the issuer's own host is refused at registration, and again when a
+ * issuer and subject, so one tenant cannot pre-claim another's staff, and an issuer and audience belong to one tenant
+ * (issue 76): a tenant that finds its pair taken registers the audience only it may (`urn:therapy-care:tenant:<id>`).
+ * A token is resolved through the connection that verified it; for pairs two tenants shared before that rule, a token
+ * both verify is refused (401 `sso_connection_ambiguous`) unless it names its tenant (`X-Tenant-Id`). A key set URL away from the issuer's own host is refused at registration, and again when a
  * connection stored under older rules is used. Real issuers on loopback (test/support/oidc-issuer.ts) sign the tokens.
  */
 import { randomBytes } from 'node:crypto'
@@ -132,18 +132,56 @@ describe('a tenant cannot claim the subjects of another tenant’s issuer', () =
 })
 
 describe('a tenant registering another’s issuer and audience first', () => {
-  it('does not put A’s staff in B: a token both verify is refused unless it names its tenant', async () => {
+  const ownAudience = (tenant: 'a' | 'b') => `urn:therapy-care:tenant:${tenants[tenant].tenantId}`
+
+  it('refuses the pair to the second tenant, which signs its staff in through the audience only it may register', async () => {
+    const audience = appName('squatted')
+    // B registers A's public issuer and audience first, mapping everyone to OWNER.
+    expect((await connect('b', { issuer: issuer.issuer, audience, roleMapping: { staff: 'OWNER' } })).status).toBe(201)
+    const taken = await connect('a', { issuer: issuer.issuer, audience })
+    expect(taken.status).toBe(409)
+    expect(taken.headers.get('content-type')).toContain('application/problem+json')
+    expect(taken.body).toMatchObject({ status: 409, code: 'sso_connection_taken' })
+    expect(taken.body.detail).toContain(ownAudience('a'))
+
+    // A proves its connection with its own audience, which B cannot take.
+    const squat = await connect('b', { issuer: issuer.issuer, audience: ownAudience('a') })
+    expect(squat.status).toBe(400)
+    expect(squat.body.errors).toEqual([expect.objectContaining({ path: 'audience', code: 'reserved_audience' })])
+    expect((await connect('a', { issuer: issuer.issuer, audience: ownAudience('a') })).status).toBe(201)
+    const token = await issuer.sign({ sub: 'dora', groups: ['staff'] }, ownAudience('a'))
+    expect((await platform.http.get('/v1/providers', { token })).status).toBe(200)
+    expect(await usersOf(issuer, 'dora')).toEqual([{ tenantId: tenants.a.tenantId, role: 'CLINICIAN' }])
+  })
+
+  it('gives a pair registered by two tenants at once to one of them', async () => {
+    const audience = appName('race')
+    const both = await Promise.all([
+      connect('a', { issuer: issuer.issuer, audience }),
+      connect('b', { issuer: issuer.issuer, audience }),
+    ])
+    expect(both.map((r) => r.status).sort()).toEqual([201, 409])
+  })
+
+  it('keeps a pair two tenants shared before the rule working: a token both verify names its tenant', async () => {
     const audience = appName('shared')
-    const first = await connect('b', { issuer: issuer.issuer, audience, roleMapping: { staff: 'OWNER' } })
-    expect(first.status).toBe(201)
-    // A's registration of its own issuer and audience is not refused because B got there first.
-    const second = await connect('a', { issuer: issuer.issuer, audience })
-    expect(second.status).toBe(201)
+    expect((await connect('b', { issuer: issuer.issuer, audience, roleMapping: { staff: 'OWNER' } })).status).toBe(201)
+    // A's registration of the same pair from before the rule, as the migration marked it.
+    await platform.db.ssoConnection.create({
+      data: {
+        id: newId('ssoConnection'),
+        tenantId: tenants.a.tenantId,
+        issuer: issuer.issuer,
+        audience,
+        roleClaim: 'groups',
+        roleMapping: { staff: 'CLINICIAN' },
+        sharedBeforeOneTenantRule: true,
+      },
+    })
 
     const token = await issuer.sign({ sub: 'carol', groups: ['staff'] }, audience)
     const ambiguous = await platform.http.get('/v1/providers', { token })
     expect(ambiguous.status).toBe(401)
-    expect(ambiguous.headers.get('content-type')).toContain('application/problem+json')
     expect(ambiguous.headers.get('www-authenticate')).toContain('error="invalid_token"')
     expect(ambiguous.body).toMatchObject({ status: 401, code: 'sso_connection_ambiguous' })
     expect(await usersOf(issuer, 'carol')).toEqual([])
@@ -169,7 +207,5 @@ describe('a tenant registering another’s issuer and audience first', () => {
     expect(again.status).toBe(409)
     expect(again.headers.get('content-type')).toContain('application/problem+json')
     expect(again.body).toMatchObject({ status: 409, code: 'conflict' })
-    // The other tenant's registration of the same pair is its own.
-    expect((await connect('b', { issuer: issuer.issuer, audience })).status).toBe(201)
   })
 })

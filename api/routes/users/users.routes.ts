@@ -86,9 +86,12 @@ export const createSsoConnectionRoute = protectedRoute('users', {
   summary: 'Connect an OpenID Connect issuer for platform users',
   description:
     'Tokens the issuer signs for `audience` then sign platform users in to this tenant, as users of this tenant ' +
-    '(identities are per tenant). Another tenant may register the same issuer and audience; a token that both ' +
-    'tenants’ connections accept is refused (401 `sso_connection_ambiguous`) unless the request names its tenant ' +
-    'in the `X-Tenant-Id` header. 409 `conflict`: this tenant already connected this issuer and audience.',
+    '(identities are per tenant). An issuer and audience belong to one tenant: 409 `sso_connection_taken` when ' +
+    'another tenant registered them, whose `detail` names this tenant’s own audience ' +
+    '(`urn:therapy-care:tenant:<tenant id>`), which no other tenant may register (400 `reserved_audience`): give it ' +
+    'to the identity provider and register it. 409 `conflict`: this tenant already connected this issuer and ' +
+    'audience. Pairs several tenants registered before this rule keep working: a token their connections all ' +
+    'accept is refused (401 `sso_connection_ambiguous`) unless the request names its tenant in `X-Tenant-Id`.',
   request: { body: { required: true, content: { 'application/json': { schema: SsoConnectionCreate } } } },
   responses: {
     201: { description: 'The connection', content: { 'application/json': { schema: SsoConnection } } },
