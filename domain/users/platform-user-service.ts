@@ -104,9 +104,10 @@ function mayGrant(granter: Principal, role: PlatformRole): boolean {
 /**
  * Changes a user's role, disables them, or links them to the provider they are (whose notes they then sign:
  * domain/auth/provider-links.ts; null unlinks). The role sticks: sign-ins do not map it again from the claims.
- * Roles have an order (docs/access-control.md, "Role order"): a caller changes, disables or re-enables only a user whose
- * role it could have given ({@link mayGrant}: an ADMIN or a `users` integration never touches an OWNER), gives only a
- * role it holds all of, and the tenant's last enabled OWNER stays one. The call itself is on the audit trail, as every
+ * Roles have an order (docs/access-control.md, "Role order"): a caller changes the role of, disables or re-enables only
+ * a user whose role it could have given ({@link mayGrant}), touches an OWNER in any way only as an owner, gives only a
+ * role it holds all of, and the tenant's last enabled OWNER stays one. Linking a non-owner to a provider needs `users`
+ * alone. The call itself is on the audit trail, as every
  * call is (actor, the user's id, the answer).
  * @param granter - who asks
  * @throws AppError `not_found`, `forbidden` for a user or a role above the caller's, `last_owner` for a change that
@@ -122,7 +123,9 @@ export async function updatePlatformUser(
   const { tx, tenantId } = uow
   const user = await tx.platformUser.findFirst({ where: { id, tenantId } })
   if (!user) throw notFound('user', id)
-  if (!mayGrant(granter, user.role)) {
+  // A role change, a disabling or a re-enabling is an act on the user's standing; an owner is touched by owners alone.
+  const touchesStanding = patch.role !== undefined || patch.disabled !== undefined || user.role === 'OWNER'
+  if (touchesStanding && !mayGrant(granter, user.role)) {
     throw forbidden(
       user.role === 'OWNER'
         ? 'Only an owner may change, disable or re-enable an owner.'
