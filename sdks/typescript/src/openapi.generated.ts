@@ -1384,7 +1384,7 @@ export interface paths {
         put?: never;
         /**
          * Connect an OpenID Connect issuer for platform users
-         * @description Tokens the issuer signs for `audience` then sign platform users in to this tenant, as users of this tenant (identities are per tenant). Another tenant may register the same issuer and audience; a token that both tenants’ connections accept is refused (401 `sso_connection_ambiguous`) unless the request names its tenant in the `X-Tenant-Id` header. 409 `conflict`: this tenant already connected this issuer and audience.
+         * @description Tokens the issuer signs for `audience` then sign platform users in to this tenant, as users of this tenant (identities are per tenant). An issuer and audience belong to one tenant: 409 `sso_connection_taken` when another tenant registered them, whose `detail` names this tenant’s own audience (`urn:therapy-care:tenant:<tenant id>`), which no other tenant may register (400 `reserved_audience`): give it to the identity provider and register it. 409 `conflict`: this tenant already connected this issuer and audience. Pairs several tenants registered before this rule keep working: a token their connections all accept is refused (401 `sso_connection_ambiguous`) unless the request names its tenant in `X-Tenant-Id`.
          */
         post: operations["postSsoConnections"];
         delete?: never;
@@ -1423,7 +1423,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change a user's role, disable them, or link them to their provider */
+        /**
+         * Change a user's role, disable them, or link them to their provider
+         * @description Roles have an order: a caller changes, disables or re-enables only a user whose role it could give (it holds all of that role), so only an OWNER acts on an OWNER (403 `forbidden` otherwise), and gives only a role it holds all of. The last enabled OWNER cannot be demoted or disabled (409 `last_owner`): make another user an owner first.
+         */
         patch: operations["patchUsersById"];
         trace?: never;
     };
@@ -10214,7 +10217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10680,7 +10683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10962,7 +10965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11244,7 +11247,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11526,7 +11529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11808,7 +11811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12284,7 +12287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12747,7 +12750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13036,7 +13039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13497,7 +13500,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13779,7 +13782,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14061,7 +14064,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14347,7 +14350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14629,7 +14632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14915,7 +14918,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15197,7 +15200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15483,7 +15486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16099,7 +16102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16558,7 +16561,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16845,7 +16848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17475,7 +17478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17936,7 +17939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18223,7 +18226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18876,7 +18879,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19158,7 +19161,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19619,7 +19622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20087,7 +20090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20523,7 +20526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20984,7 +20987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21271,7 +21274,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21700,7 +21703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22161,7 +22164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22448,7 +22451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22880,7 +22883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23341,7 +23344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23628,7 +23631,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24083,7 +24086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24549,7 +24552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25022,7 +25025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25492,7 +25495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25780,7 +25783,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26068,7 +26071,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26502,7 +26505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26963,7 +26966,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27250,7 +27253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27536,7 +27539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28166,7 +28169,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28632,7 +28635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29097,7 +29100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29383,7 +29386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29665,7 +29668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29947,7 +29950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30375,7 +30378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30840,7 +30843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31126,7 +31129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31550,7 +31553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31832,7 +31835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32394,7 +32397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32842,7 +32845,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34027,7 +34030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34493,7 +34496,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34775,7 +34778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35210,7 +35213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35676,7 +35679,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35958,7 +35961,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36240,7 +36243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36676,7 +36679,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37162,7 +37165,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37444,7 +37447,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37909,7 +37912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38370,7 +38373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38821,7 +38824,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39083,7 +39086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40047,7 +40050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40506,7 +40509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40792,7 +40795,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41074,7 +41077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41356,7 +41359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42011,7 +42014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42297,7 +42300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42727,7 +42730,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43186,7 +43189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43473,7 +43476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43902,7 +43905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44368,7 +44371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44648,7 +44651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44910,7 +44913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45172,7 +45175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45638,7 +45641,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46087,7 +46090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46693,7 +46696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46975,7 +46978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -47262,7 +47265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -47690,7 +47693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -48978,7 +48981,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49444,7 +49447,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49730,7 +49733,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50016,7 +50019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50302,7 +50305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50954,7 +50957,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -51744,7 +51747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52026,7 +52029,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52485,7 +52488,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52772,7 +52775,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -53732,7 +53735,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
