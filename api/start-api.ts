@@ -15,6 +15,8 @@ import { keepKnowledgeOnModel } from '../domain/ai/knowledge/reembed-starts.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
+import { databaseLogins } from '../infra/db.ts'
+import { assertLeastPrivilege } from '../infra/login-privileges.ts'
 import type { Logger } from '../infra/logger.ts'
 import { createApp } from './app.ts'
 import { answerClientErrors } from './client-errors.ts'
@@ -40,6 +42,10 @@ export interface RunningApi {
  * @param clock - injectable for tests
  */
 export async function startApi(config: Config, logger: Logger, clock?: Clock): Promise<RunningApi> {
+  await assertLeastPrivilege(databaseLogins(config), {
+    allowPrivileged: config.DATABASE_ALLOW_PRIVILEGED_LOGIN,
+    logger,
+  })
   const { deps, close } = buildDeps(config, logger, clock)
   const app = createApp(deps)
   await deps.revocations.start()

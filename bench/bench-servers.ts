@@ -33,6 +33,8 @@ export async function startBenchServers(name: string) {
     ...databaseLoginsEnv(
       process.env.BENCH_LOGIN === 'owner' ? { system: database.url, units: database.url } : database.logins
     ),
+    // The owner's login is refused at start outside development unless said so (infra/login-privileges.ts).
+    ...(process.env.BENCH_LOGIN === 'owner' ? { DATABASE_ALLOW_PRIVILEGED_LOGIN: 'true' } : {}),
     DATABASE_POOL_MAX: '10',
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,

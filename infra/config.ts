@@ -129,6 +129,11 @@ const ConfigSchema = z
      * serves a single process, so per-process state (the rate limit's counters) is as good as shared there.
      */
     DATABASE_EMBEDDED: z.stringbool().default(false),
+    /**
+     * Development only: start with a superuser, BYPASSRLS or table-owning login, with a warning, rather than refusing
+     * (infra/login-privileges.ts). Refused in production.
+     */
+    DATABASE_ALLOW_PRIVILEGED_LOGIN: z.stringbool().default(false),
     /** Take the client address from X-Forwarded-For (its last entry); only behind a proxy that sets it. */
     TRUST_PROXY: z.stringbool().default(false),
     /** Largest request body accepted; beyond it a 413. */
@@ -398,6 +403,13 @@ const ConfigSchema = z
         code: 'custom',
         path: ['TEMPORAL_CODEC_KEYS'],
         message: 'required when NODE_ENV=production (Temporal payloads are encrypted); see docs/payload-encryption.md',
+      })
+    }
+    if (config.NODE_ENV === 'production' && config.DATABASE_ALLOW_PRIVILEGED_LOGIN) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DATABASE_ALLOW_PRIVILEGED_LOGIN'],
+        message: 'development only: production logs in with least privilege (docs/security.md)',
       })
     }
     // The development key is derivable by anyone: production seals its secrets with keys of its own.

@@ -8,6 +8,7 @@ import { NativeConnection } from '@temporalio/worker'
 import { WORKER_APPLICATION_NAME } from '../infra/application-names.ts'
 import type { Config } from '../infra/config.ts'
 import { closeDb, createDb, databaseLogins } from '../infra/db.ts'
+import { assertLeastPrivilege } from '../infra/login-privileges.ts'
 import type { Logger } from '../infra/logger.ts'
 import { createMetrics, type Metrics } from '../infra/metrics/metrics-registry.ts'
 import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
@@ -54,6 +55,10 @@ export async function runWorker(options: WorkerRunOptions) {
   const { config, env, logger, metrics, metricsServer, stopping } = options
   // Spans of workflows and activities over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
   const tracing = installTracing('therapy-care-worker', env)
+  await assertLeastPrivilege(databaseLogins(config), {
+    allowPrivileged: config.DATABASE_ALLOW_PRIVILEGED_LOGIN,
+    logger,
+  })
   const db = createDb(databaseLogins(config), config.DATABASE_POOL_MAX, WORKER_APPLICATION_NAME)
   registerPoolGauge(metrics, db)
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })

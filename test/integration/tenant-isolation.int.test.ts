@@ -6,7 +6,9 @@
  * data.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { closeDb, createDb, type Db } from '../../infra/db.ts'
+import { closeDb, createDb, databaseLogins, type Db } from '../../infra/db.ts'
+import { assertLeastPrivilege } from '../../infra/login-privileges.ts'
+import { createLogger } from '../../infra/logger.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { testDatabaseUrl } from '../support/file-database.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
@@ -531,5 +533,24 @@ describe('the platform\'s database logins (docs/security.md, "Least privilege in
       state: '42501',
       rows: [],
     })
+  })
+})
+
+describe('a process that would log in with more than least privilege (issue 76)', () => {
+  it('refuses to start as the tables’ owner unless development says so; the platform’s logins start', async () => {
+    const logger = createLogger('silent', 'test')
+    const owner = { system: testDatabaseUrl(), units: testDatabaseUrl() }
+    const check = (logins: typeof owner, allowPrivileged = false) =>
+      assertLeastPrivilege(logins, { allowPrivileged, logger })
+    if (inject('databaseKind') === 'pglite') {
+      // The embedded database's one login is its superuser: accepted, the unit's role is the control there.
+      await expect(check(owner)).resolves.toBeUndefined()
+      return
+    }
+    await expect(check(owner)).rejects.toThrow(
+      /owns \d+ tables or can become their owner.*DATABASE_ALLOW_PRIVILEGED_LOGIN/s
+    )
+    await expect(check(owner, true)).resolves.toBeUndefined()
+    await expect(check(databaseLogins(platform.config))).resolves.toBeUndefined()
   })
 })
