@@ -119,7 +119,7 @@ export const noteLocked = (detail: string) => new AppError(409, 'note_locked', '
 
 /**
  * 409 for an SSO issuer and audience another tenant registered: a pair belongs to one tenant (docs/access-control.md,
- * "One tenant per issuer and audience"). The tenant's own audience, which nobody else may register, is in `detail`.
+ * "SSO (OpenID Connect)"). The tenant's own audience, which nobody else may register, is in `detail`.
  */
 export const ssoConnectionTaken = (ownAudience: string) =>
   new AppError(409, 'sso_connection_taken', 'SSO connection taken', {

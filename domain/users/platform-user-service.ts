@@ -107,8 +107,7 @@ function mayGrant(granter: Principal, role: PlatformRole): boolean {
  * Roles have an order (docs/access-control.md, "Role order"): a caller changes the role of, disables or re-enables only
  * a user whose role it could have given ({@link mayGrant}), touches an OWNER in any way only as an owner, gives only a
  * role it holds all of, and the tenant's last enabled OWNER stays one. Linking a non-owner to a provider needs `users`
- * alone. The call itself is on the audit trail, as every
- * call is (actor, the user's id, the answer).
+ * alone. The call itself is on the audit trail, as every call is (actor, the user's id, the answer).
  * @param granter - who asks
  * @throws AppError `not_found`, `forbidden` for a user or a role above the caller's, `last_owner` for a change that
  *   would leave no enabled OWNER, `validation_error` for a provider that is not the tenant's
