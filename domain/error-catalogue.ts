@@ -159,6 +159,14 @@ export const ERROR_CATALOGUE = {
     'Register the tenant’s own audience (`urn:therapy-care:tenant:<tenant id>`, named in `detail`) at the identity ' +
       'provider and here.'
   ),
+  reconciliation_run_in_progress: entry(
+    409,
+    'Reconciliation run in progress',
+    'The tenant’s last requested reconciliation run is waiting to start or running (its id is in `detail`); a tenant ' +
+      'runs one at a time.',
+    'Wait for that run to end (GET /v1/reconciliation/findings lists what it found), then ask again.',
+    true
+  ),
   last_owner: entry(
     409,
     'Last owner',

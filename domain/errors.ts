@@ -128,6 +128,12 @@ export const ssoConnectionTaken = (ownAudience: string) =>
       `"${ownAudience}" (this tenant's own, which no other tenant may register) and register that.`,
   })
 
+/** 409 for a reconciliation run asked for while the tenant's last one has not ended (docs/payments.md). */
+export const reconciliationRunInProgress = (workflowId: string) =>
+  new AppError(409, 'reconciliation_run_in_progress', 'Reconciliation run in progress', {
+    detail: `The reconciliation run ${workflowId} of this tenant has not ended; ask again once it has.`,
+  })
+
 /** 409 for a change that would leave the tenant without an enabled OWNER (docs/access-control.md, "Role order"). */
 export const lastOwner = (detail: string) => new AppError(409, 'last_owner', 'Last owner', { detail })
 

@@ -4,8 +4,14 @@
  * request's window (default: the configured length, ending now), so it runs once the request commits, or from the
  * outbox sweep after a crash. A window older than the processor's events is run all the same, and the answer says
  * from when its events are missing (event-retention.ts).
+ *
+ * One run of a tenant's at a time (issue 76): every run pages the platform's shared Stripe account, so a tenant asking
+ * for runs faster than they end would spend everyone's Stripe rate limit. A request while the tenant's last requested
+ * run is waiting to start or running answers 409 `reconciliation_run_in_progress` with that run's id; requests take
+ * turns on a transaction lock of the tenant, so two at once start one run.
  */
 import { randomUUID } from 'node:crypto'
+import { WorkflowNotFoundError, type Client } from '@temporalio/client'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   RECONCILIATION_KIND,
@@ -14,7 +20,7 @@ import {
   requestedRunWorkflowId,
   type ReconciliationWorkflowInput,
 } from '../../common/reconciliation/reconciliation-contract.ts'
-import { validationError } from '../errors.ts'
+import { reconciliationRunInProgress, validationError } from '../errors.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { eventsUnavailableBefore } from './event-retention.ts'
 
@@ -40,11 +46,13 @@ export interface RequestedRun {
 /**
  * Starts a run for the unit's tenant.
  * @param windowHours - the default window's length (RECONCILIATION_WINDOW_HOURS)
- * @throws AppError `validation_error` for a window that ends before it starts or spans more than {@link MAX_WINDOW_DAYS}
+ * @throws AppError `validation_error` for a window that ends before it starts or spans more than {@link MAX_WINDOW_DAYS},
+ *   `reconciliation_run_in_progress` while the tenant's last requested run has not ended
  */
 export async function requestReconciliationRun(
   uow: UnitOfWork,
   outbox: WorkflowOutbox,
+  temporal: Client,
   request: RunRequest,
   options: { now: Date; windowHours: number }
 ): Promise<RequestedRun> {
@@ -58,6 +66,8 @@ export async function requestReconciliationRun(
       { path: 'createdFrom', code: 'range_too_long', message: `At most ${MAX_WINDOW_DAYS} days before createdTo.` },
     ])
   }
+  const running = await runInProgress(uow, temporal)
+  if (running) throw reconciliationRunInProgress(running)
   const workflowId = requestedRunWorkflowId(uow.tenantId, randomUUID())
   const input: ReconciliationWorkflowInput = {
     tenantId: uow.tenantId,
@@ -77,5 +87,38 @@ export async function requestReconciliationRun(
     createdFrom,
     createdTo,
     eventsUnavailableBefore: eventsUnavailableBefore(window, options.now) ?? null,
+  }
+}
+
+/**
+ * The workflow id of the tenant's last requested run while it waits to start (its outbox row) or runs (Temporal says),
+ * under the tenant's lock, which this unit then holds until it commits its own run's row.
+ */
+async function runInProgress(uow: UnitOfWork, temporal: Client): Promise<string | undefined> {
+  const last = async () => {
+    await uow.tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`reconciliation-run:${uow.tenantId}`}))`
+    return uow.tx.workflowOutbox.findFirst({
+      where: { tenantId: uow.tenantId, workflowType: RECONCILIATION_WORKFLOW },
+      orderBy: { createdAt: 'desc' },
+      select: { workflowId: true, state: true },
+    })
+  }
+  const seen = await last()
+  if (!seen) return undefined
+  if (seen.state === 'PENDING') return seen.workflowId
+  // Asked holding no transaction; a run requested meanwhile is found by looking again under the lock.
+  const status = await uow.release(() => runStatus(temporal, seen.workflowId))
+  const now = await last()
+  if (now && now.workflowId !== seen.workflowId) return now.workflowId
+  return status === 'RUNNING' ? seen.workflowId : undefined
+}
+
+async function runStatus(temporal: Client, workflowId: string): Promise<string | undefined> {
+  try {
+    return (await temporal.workflow.getHandle(workflowId).describe()).status.name
+  } catch (error) {
+    // Past the namespace's retention: long ended.
+    if (error instanceof WorkflowNotFoundError) return undefined
+    throw error
   }
 }

@@ -526,6 +526,45 @@ describe('a window older than Stripe keeps its events', () => {
   }, 90_000)
 })
 
+describe('one run of a tenant at a time (issue 76)', () => {
+  it('answers requests while the last run waits or runs with 409 and its id; runs never overlap', async () => {
+    const t = await freshTenant()
+    const ask = () =>
+      platform.http.post('/v1/reconciliation/runs', {
+        token: t.token,
+        body: {
+          createdFrom: new Date(startedAt.getTime() - 60_000).toISOString(),
+          createdTo: new Date(Date.now() + 60_000).toISOString(),
+        },
+      })
+    // Five at once take turns on the tenant's lock: the first starts a run, those behind it find it in progress.
+    const answers = await Promise.all(Array.from({ length: 5 }, ask))
+    const started = answers.filter((a) => a.status === 202).map((a) => a.body.workflowId as string)
+    const refused = answers.filter((a) => a.status === 409)
+    expect(started.length + refused.length).toBe(5)
+    expect(started.length).toBeGreaterThanOrEqual(1)
+    expect(refused.length).toBeGreaterThanOrEqual(1)
+    for (const answer of refused) {
+      expect(answer.body.code).toBe('reconciliation_run_in_progress')
+      expect(started.some((id) => (answer.body.detail as string).includes(id))).toBe(true)
+    }
+    // Each run ended before the next began.
+    for (const id of started) await outcomeOf(id)
+    const spans = await Promise.all(
+      started.map(async (id) => {
+        const info = await platform.temporal.workflow.getHandle(id).describe()
+        return [info.startTime.getTime(), info.closeTime!.getTime()] as const
+      })
+    )
+    spans.sort((a, b) => a[0] - b[0])
+    for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1])
+    // Once the last one ended, the tenant may ask again.
+    const again = await ask()
+    expect(again.status, JSON.stringify(again.body)).toBe(202)
+    await outcomeOf(again.body.workflowId as string)
+  }, 90_000)
+})
+
 describe('GET /v1/reconciliation/findings and resolving one', () => {
   it('filters and pages, resolves once, and a run that finds the difference again opens it again', async () => {
     const t = await freshTenant()

@@ -50,7 +50,8 @@ export function reconciliationRoutes({
   outbox,
   onlinePayments,
   config,
-}: Pick<AppDeps, 'clock' | 'outbox' | 'onlinePayments' | 'config'>) {
+  temporal,
+}: Pick<AppDeps, 'clock' | 'outbox' | 'onlinePayments' | 'config' | 'temporal'>) {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
     .openapi(listFindingsRoute, async (c) => {
       const page = await listFindings(c.var.uow, c.req.valid('query'))
@@ -65,6 +66,7 @@ export function reconciliationRoutes({
       const run = await requestReconciliationRun(
         c.var.uow,
         outbox,
+        temporal,
         {
           createdFrom: body.createdFrom === undefined ? undefined : new Date(body.createdFrom),
           createdTo: body.createdTo === undefined ? undefined : new Date(body.createdTo),

@@ -145,7 +145,9 @@ export const createRunRoute = protectedRoute('payments', {
     `${MAX_WINDOW_DAYS} days), besides the daily run. Its findings appear at GET /v1/reconciliation/findings once it ` +
     'has run. A window reaching further back than Stripe keeps events (30 days) is run all the same, by ' +
     'listing the objects created in it; `eventsUnavailableBefore` says from when its events are missing. ' +
-    '`409 processor_not_configured` when the deployment has no online payment processor.',
+    '`409 processor_not_configured` when the deployment has no online payment processor; ' +
+    '`409 reconciliation_run_in_progress` (its `detail` names the run) while the tenant’s last requested run waits ' +
+    'to start or runs: a tenant runs one at a time, since every run pages the platform’s shared Stripe account.',
   request: { body: { required: true, content: json(RunCreate) } },
   responses: {
     202: { description: 'The run is started', content: json(RunStarted) },

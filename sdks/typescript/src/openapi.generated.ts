@@ -1825,7 +1825,7 @@ export interface paths {
         put?: never;
         /**
          * Reconcile with the payment processor now
-         * @description Starts the reconciliation workflow for the tenant over a `created` window (at most 32 days), besides the daily run. Its findings appear at GET /v1/reconciliation/findings once it has run. A window reaching further back than Stripe keeps events (30 days) is run all the same, by listing the objects created in it; `eventsUnavailableBefore` says from when its events are missing. `409 processor_not_configured` when the deployment has no online payment processor.
+         * @description Starts the reconciliation workflow for the tenant over a `created` window (at most 32 days), besides the daily run. Its findings appear at GET /v1/reconciliation/findings once it has run. A window reaching further back than Stripe keeps events (30 days) is run all the same, by listing the objects created in it; `eventsUnavailableBefore` says from when its events are missing. `409 processor_not_configured` when the deployment has no online payment processor; `409 reconciliation_run_in_progress` (its `detail` names the run) while the tenant’s last requested run waits to start or runs: a tenant runs one at a time, since every run pages the platform’s shared Stripe account.
          */
         post: operations["postReconciliationRuns"];
         delete?: never;
@@ -10217,7 +10217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10683,7 +10683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -10965,7 +10965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11247,7 +11247,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11529,7 +11529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -11811,7 +11811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12287,7 +12287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -12750,7 +12750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13039,7 +13039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13500,7 +13500,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -13782,7 +13782,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14064,7 +14064,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14350,7 +14350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14632,7 +14632,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -14918,7 +14918,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15200,7 +15200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -15486,7 +15486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16102,7 +16102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16561,7 +16561,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -16848,7 +16848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17478,7 +17478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -17939,7 +17939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18226,7 +18226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -18879,7 +18879,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19161,7 +19161,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -19622,7 +19622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20090,7 +20090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20526,7 +20526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -20987,7 +20987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21274,7 +21274,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -21703,7 +21703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22164,7 +22164,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22451,7 +22451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -22883,7 +22883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23344,7 +23344,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -23631,7 +23631,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24086,7 +24086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -24552,7 +24552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25025,7 +25025,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25495,7 +25495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -25783,7 +25783,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26071,7 +26071,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26505,7 +26505,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -26966,7 +26966,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27253,7 +27253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -27539,7 +27539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28169,7 +28169,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -28635,7 +28635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29100,7 +29100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29386,7 +29386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29668,7 +29668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -29950,7 +29950,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30378,7 +30378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -30843,7 +30843,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31129,7 +31129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31553,7 +31553,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -31835,7 +31835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32397,7 +32397,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -32845,7 +32845,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34030,7 +34030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34496,7 +34496,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -34778,7 +34778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35213,7 +35213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35679,7 +35679,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -35961,7 +35961,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36243,7 +36243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -36679,7 +36679,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37165,7 +37165,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37447,7 +37447,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -37912,7 +37912,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38373,7 +38373,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -38824,7 +38824,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -39086,7 +39086,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40050,7 +40050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40509,7 +40509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -40795,7 +40795,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41077,7 +41077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -41359,7 +41359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42014,7 +42014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42300,7 +42300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -42730,7 +42730,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43189,7 +43189,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43476,7 +43476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -43905,7 +43905,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44371,7 +44371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44651,7 +44651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -44913,7 +44913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45175,7 +45175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -45641,7 +45641,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46090,7 +46090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46696,7 +46696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -46978,7 +46978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -47265,7 +47265,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -47693,7 +47693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -48981,7 +48981,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49447,7 +49447,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -49733,7 +49733,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50019,7 +50019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50305,7 +50305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -50957,7 +50957,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -51747,7 +51747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52029,7 +52029,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52488,7 +52488,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -52775,7 +52775,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
@@ -53735,7 +53735,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
             409: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
