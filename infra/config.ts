@@ -6,13 +6,12 @@ import { z } from 'zod'
 import { CodecKeysSchema, type CodecKeyring } from './codec-keys.ts'
 import { CodecOperatorsSchema, SHARED_OPERATOR_NAME } from './codec-operators.ts'
 import { AI_CONFIG_SHAPE } from './ai-config.ts'
+import { METRICS_CONFIG_SHAPE } from './metrics/metrics-config.ts'
+import { PAYMENT_CONFIG_SHAPE } from './payment-config.ts'
+import { WEBHOOK_CONFIG_SHAPE } from './webhook-config.ts'
 import { DEVELOPMENT_KEYRING } from './secret-box.ts'
 
 const durationSeconds = (fallback: number) => z.coerce.number().int().positive().default(fallback)
-
-/** A metrics port: a number (0: any free port), or `off`. */
-const metricsPort = (fallback: number) =>
-  z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)]).default(fallback)
 
 /** Comma-separated browser origins (`scheme://host[:port]`). */
 const originList = (fallback: string) =>
@@ -26,18 +25,6 @@ const originList = (fallback: string) =>
         .filter(Boolean)
     )
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'Each entry must be an origin: scheme://host[:port]')))
-
-/** Comma-separated signing secrets (several during a rotation); empty or unset: none. */
-const secretList = () =>
-  z
-    .string()
-    .optional()
-    .transform((value) =>
-      (value ?? '')
-        .split(',')
-        .map((secret) => secret.trim())
-        .filter(Boolean)
-    )
 
 /** An http:// URL whose host is not this machine's loopback (localhost, 127.0.0.0/8, ::1). */
 function cleartextBeyondLoopback(url: string): boolean {
@@ -234,71 +221,7 @@ const ConfigSchema = z
     SSO_REQUIRE_HTTPS: z.stringbool().optional(),
     /** Allow issuers on loopback, private, CGNAT, link-local and ULA addresses (never cloud metadata addresses). */
     SSO_ALLOW_PRIVATE_NETWORKS: z.stringbool().optional(),
-    /**
-     * Webhook receivers and agent `call_webhook` actions (docs/webhooks.md). Unset: OUTBOUND_ALLOW_HTTP and
-     * OUTBOUND_ALLOW_PRIVATE_NETWORKS decide.
-     */
-    WEBHOOK_REQUIRE_HTTPS: z.stringbool().optional(),
-    /** Allow receivers on loopback, private, CGNAT, link-local and ULA addresses (never cloud metadata addresses). */
-    WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.stringbool().optional(),
-    /** Longest a receiver may take to answer an attempt. */
-    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-    /** Failed deliveries are retried until this long after their first attempt (24 hours). */
-    WEBHOOK_RETRY_WINDOW_MS: z.coerce
-      .number()
-      .int()
-      .positive()
-      .default(24 * 3600 * 1000),
-    /** The first retry's nominal delay; each next one about three times longer, with jitter. */
-    WEBHOOK_RETRY_INITIAL_INTERVAL_MS: z.coerce.number().int().positive().default(5000),
-    /** The longest wait between two attempts (also caps Retry-After). */
-    WEBHOOK_RETRY_MAX_INTERVAL_MS: z.coerce
-      .number()
-      .int()
-      .positive()
-      .default(3 * 3600 * 1000),
-    /** An endpoint whose attempts all fail for this long is disabled (5 days). */
-    WEBHOOK_DISABLE_AFTER_MS: z.coerce
-      .number()
-      .int()
-      .positive()
-      .default(5 * 24 * 3600 * 1000),
-    /** How soon a delivery pump that found nothing looks for new events and due deliveries again (docs/webhooks.md). */
-    WEBHOOK_PUMP_POLL_MS: z.coerce.number().int().positive().default(100),
-    /**
-     * The longest an idle pump waits between looks: each that finds nothing doubles the wait, from WEBHOOK_PUMP_POLL_MS
-     * up to this (a look is two statements, ~10 ms of CPU between the worker and PostgreSQL: at 100 ms, a tenth of a
-     * core per pump with nothing to deliver).
-     */
-    WEBHOOK_PUMP_IDLE_POLL_MS: z.coerce.number().int().positive().default(800),
-    /**
-     * Delivery pumps (Temporal workflows `webhook-delivery-pump-<n>`); endpoints are spread over them by id. 0 runs
-     * none: nothing delivers first attempts (the time-skipping tests drive the pump by hand).
-     */
-    WEBHOOK_PUMP_PARTITIONS: z.coerce.number().int().min(0).max(64).default(2),
-    /**
-     * Attempts in flight at once per pump. A tenant's share is a quarter of it (WEBHOOK_TENANT_CONCURRENCY), and a round
-     * claims at most that share, so the share sets how many deliveries a round's three statements serve. At 64 a centre
-     * alone got 16 a round and 1,000 a second took 1.8 of two cores, the backlog growing (p95 9-11 s); at 256 (a share
-     * of 64), 1,000 a second ran at p95 0.2-0.6 s, yet 1,500 a second stood at the rounds' pace and built a backlog in
-     * four runs of six; at 512 (a share of 128), the median p95 0.65 s against 1.8 s, at the same CPU per delivery
-     * (docs/benchmarks.md, "Webhooks: a tenant's share sized by the round it pays for", "A share of 128").
-     */
-    WEBHOOK_PUMP_CONCURRENCY: z.coerce.number().int().positive().default(512),
-    /** Attempts in flight at once per endpoint: a receiver never gets more than this at once. */
-    WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().positive().default(8),
-    /**
-     * Deliveries one tenant may hold per pump, in flight or waiting for a slot (docs/webhooks.md, "Fair shares between
-     * tenants"), so one tenant's slow receivers never take every slot. Unset: a quarter of WEBHOOK_PUMP_CONCURRENCY.
-     */
-    WEBHOOK_TENANT_CONCURRENCY: z.coerce.number().int().positive().optional(),
-    /**
-     * How long a pump holds the deliveries it claimed: a dead worker's claims are attempted again after this. Longer
-     * than an attempt (WEBHOOK_TIMEOUT_MS) plus a wait for one of the endpoint's slots.
-     */
-    WEBHOOK_CLAIM_LEASE_MS: z.coerce.number().int().positive().default(60_000),
-    /** Failed attempts in a row that open an endpoint's circuit breaker (its retry workflow takes over). */
-    WEBHOOK_CIRCUIT_FAILURES: z.coerce.number().int().positive().default(5),
+    ...WEBHOOK_CONFIG_SHAPE,
     /**
      * The worker's CPU priority as a nice value (0 normal, 19 lowest). `npm start` runs its worker at 10, so that on
      * one machine requests come before webhook deliveries and workflow tasks (infra/process-priority.ts).
@@ -316,52 +239,8 @@ const ConfigSchema = z
      * new V8 isolate, against ~0.06 s in the main thread, whose isolate compiled it already.
      */
     WORKER_WORKFLOWS_IN_MAIN_THREAD: z.stringbool().default(false),
-    /** Where the metrics servers listen (docs/operations.md, "Metrics"): loopback unless a scraper elsewhere needs them. */
-    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-    /** The API's /metrics port (Prometheus text format); `off` serves none; 0 picks a free port. */
-    METRICS_PORT: metricsPort(9464),
-    /** The worker's /metrics port (its own metrics: webhook attempts, its pool, process). */
-    WORKER_METRICS_PORT: metricsPort(9465),
-    /** The port of the Temporal SDK's own worker metrics (pollers, task latencies, workflow failures); `off`: none. */
-    TEMPORAL_METRICS_PORT: metricsPort(9466),
-    /**
-     * When each tenant with online payments is reconciled with the processor (docs/payments.md, "Reconciliation"): a
-     * Temporal Schedule cron spec, in UTC; each tenant's run starts within 30 minutes after it (jitter).
-     */
-    RECONCILIATION_SCHEDULE: z
-      .string()
-      .trim()
-      .regex(/^(@\w+|\S+(\s+\S+){4})$/, 'Must be a cron spec of 5 fields, e.g. "30 3 * * *", or a macro such as @daily')
-      .default('30 3 * * *'),
-    /** The `created` window a scheduled reconciliation compares: this many hours, ending half an hour before it runs. */
-    RECONCILIATION_WINDOW_HOURS: z.coerce.number().int().min(1).max(744).default(48),
-    /**
-     * Online card payments (docs/payments.md, "Online payments"): `none` (only payments the centre records), or
-     * `stripe` with the two keys below.
-     */
-    ONLINE_PAYMENT_PROCESSOR: z.enum(['none', 'stripe']).default('none'),
-    /** Stripe's secret API key (`sk_test_...` while testing). */
-    STRIPE_SECRET_KEY: z.preprocess((v) => (v === '' ? undefined : v), z.string().min(1).optional()),
-    /**
-     * The signing secret of the Stripe webhook endpoint that calls POST /processor-webhooks/stripe (`whsec_...`);
-     * comma-separated during a rotation (each is tried).
-     */
-    STRIPE_WEBHOOK_SECRET: secretList(),
-    /**
-     * The signing secret of the Stripe Connect webhook endpoint (events of connected accounts, such as
-     * `account.updated`) that calls POST /processor-webhooks/stripe/connect; Stripe gives that endpoint its own
-     * secret. Comma-separated during a rotation. Unset: that endpoint verifies nothing (400 `invalid_signature`).
-     */
-    STRIPE_CONNECT_WEBHOOK_SECRET: secretList(),
-    /** How long a PENDING online payment waits for its payer before its intent is cancelled and its hold released. */
-    ONLINE_PAYMENT_EXPIRY_SECONDS: z.coerce.number().int().min(1).max(604_800).default(86_400),
-    /**
-     * How long after a request recorded an online refund its workflow takes the processor call over (the request
-     * calls first; the workflow, started with this delay, calls only when the request did not get an answer).
-     */
-    REFUND_TAKEOVER_SECONDS: z.coerce.number().int().min(0).max(3_600).default(60),
-    /** Where Stripe's API is: unset for Stripe itself; stripe-mock's address in the tests (http://127.0.0.1:12111). */
-    STRIPE_API_BASE: z.string().url().optional(),
+    ...METRICS_CONFIG_SHAPE,
+    ...PAYMENT_CONFIG_SHAPE,
   })
   .superRefine((config, ctx) => {
     if (config.ONLINE_PAYMENT_PROCESSOR === 'stripe') {
