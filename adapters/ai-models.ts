@@ -182,12 +182,14 @@ export function createAiRuntime(config: AiConfig, options: AiRuntimeOptions = {}
   }
 }
 
-/** The file reader of a process: worker threads with the configured limits, started on the first upload. */
+/** The file reader of a process: reader processes with the configured limits, started on the first upload. */
 function sandboxedParserOf(config: AiConfig): SandboxedDocumentParser {
   return new SandboxedDocumentParser({
     timeoutMs: config.KNOWLEDGE_PARSE_TIMEOUT_MS,
-    maxHeapMb: config.KNOWLEDGE_PARSE_MAX_HEAP_MB,
-    threads: config.KNOWLEDGE_PARSE_THREADS,
+    maxMemoryMb: config.KNOWLEDGE_PARSE_MAX_MEMORY_MB,
+    processes: config.KNOWLEDGE_PARSE_PROCESSES,
+    waitingPerTenant: config.KNOWLEDGE_PARSE_WAITING_PER_TENANT,
+    waitingInAll: config.KNOWLEDGE_PARSE_WAITING,
     maxPages: config.KNOWLEDGE_MAX_PDF_PAGES,
     maxTextChars: config.KNOWLEDGE_MAX_TEXT_CHARS,
     maxInflatedBytes: config.KNOWLEDGE_MAX_INFLATED_BYTES,

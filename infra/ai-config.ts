@@ -43,13 +43,22 @@ export const AI_CONFIG_SHAPE = {
   /** Most files in one upload. */
   KNOWLEDGE_MAX_FILES: z.coerce.number().int().positive().max(100).default(10),
   /**
-   * Reading an uploaded file (docs/ai.md, "Reading untrusted files"): it runs in a worker thread that is stopped after
-   * this long, with this much JavaScript heap, and a file that exceeds a limit ends FAILED with the reason.
+   * Reading an uploaded file (docs/ai.md, "Reading untrusted files"): it runs in a reader process that is killed after
+   * this long or when the file makes it use this much more memory than it holds when ready (the kernel refuses more), and
+   * a file that exceeds a limit ends FAILED with the reason.
    */
   KNOWLEDGE_PARSE_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
-  KNOWLEDGE_PARSE_MAX_HEAP_MB: z.coerce.number().int().min(32).default(256),
-  /** Files read at once by one process (each in its own thread); waiting files are taken tenant by tenant. */
-  KNOWLEDGE_PARSE_THREADS: z.coerce.number().int().positive().max(16).default(1),
+  KNOWLEDGE_PARSE_MAX_MEMORY_MB: z.coerce.number().int().min(64).default(512),
+  /** Files read at once by one worker (each in its own process); waiting files are taken tenant by tenant. */
+  KNOWLEDGE_PARSE_PROCESSES: z.coerce.number().int().positive().max(16).default(1),
+  /** Files waiting for a reader, of one tenant and in all; past either, indexing waits on a durable timer. */
+  KNOWLEDGE_PARSE_WAITING_PER_TENANT: z.coerce.number().int().nonnegative().default(2),
+  KNOWLEDGE_PARSE_WAITING: z.coerce.number().int().nonnegative().default(8),
+  /**
+   * Indexing activities one worker runs at once, on a task queue of their own (`<TEMPORAL_TASK_QUEUE>-knowledge`): they
+   * never take the slots that payments, reminders and deliveries use.
+   */
+  KNOWLEDGE_INDEXING_SLOTS: z.coerce.number().int().positive().max(64).default(4),
   /** Most characters of text a file may hold (a PDF's extraction stops there), PDF pages, and inflated PDF streams. */
   KNOWLEDGE_MAX_TEXT_CHARS: z.coerce.number().int().positive().default(5_000_000),
   KNOWLEDGE_MAX_PDF_PAGES: z.coerce.number().int().positive().default(2000),

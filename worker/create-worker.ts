@@ -6,6 +6,9 @@ import { mkdir, rename, writeFile } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createActivities } from '../activities/index.ts'
+import { createKnowledgeActivities } from '../activities/knowledge-activities.ts'
+import { knowledgeTaskQueue } from '../common/knowledge/knowledge-indexing-contract.ts'
+import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import type { Config } from '../infra/config.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
@@ -66,6 +69,8 @@ export interface WorkerDeps {
   metrics?: Metrics
   /** Where the spans of workflows and activities go (infra/tracing/tracing.ts); none by default. */
   tracing?: Tracing
+  /** The models, stores and file readers, shared with the knowledge worker; built from `config` when absent. */
+  ai?: AiRuntime
 }
 
 /** The workflow entry module; the worker bundles it with webpack at start, unless given a bundle made from it. */
@@ -121,8 +126,8 @@ export function createWorker({
   metrics,
   tracing = NO_TRACING,
   logger,
+  ai = createAiRuntime(config),
 }: WorkerDeps): Promise<Worker> {
-  const ai = createAiRuntime(config)
   if (logger) logAiModels(logger, ai)
   return Worker.create({
     connection,
@@ -149,12 +154,7 @@ export function createWorker({
     interceptors: {
       // A bundle carries them already (writeWorkflowBundle); given again beside one, the SDK warns that it ignores them.
       ...(config.WORKFLOW_BUNDLE_PATH ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
-      activity: [
-        (ctx) => ({
-          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
-          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
-        }),
-      ],
+      activity: ACTIVITY_INTERCEPTORS,
     },
     sinks: { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) },
     // The same codec as the API's client: the worker decrypts inputs and signals and encrypts what it records.
@@ -164,6 +164,41 @@ export function createWorker({
     shutdownGraceTime: '10 seconds',
     maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
     ...workflowThreadOptions(config.WORKER_WORKFLOWS_IN_MAIN_THREAD ?? false),
+  })
+}
+
+/** Activities continue the trace of the workflow that scheduled them. */
+const ACTIVITY_INTERCEPTORS: NonNullable<WorkerOptions['interceptors']>['activity'] = [
+  (ctx) => ({
+    inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+    outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+  }),
+]
+
+/**
+ * The worker of the indexing activity, on its own task queue (`<queue>-knowledge`) with its own slots
+ * (KNOWLEDGE_INDEXING_SLOTS): however many files a tenant uploads, parsing and embedding never take a slot that a
+ * payment, a reminder or a delivery needs (docs/ai.md, "Reading untrusted files"). Activities only; no workflows.
+ * @param ai - the runtime the main worker uses (one set of models and file readers per process)
+ */
+export function createKnowledgeWorker({
+  config,
+  connection,
+  db,
+  ai,
+}: Pick<WorkerDeps, 'config' | 'connection' | 'db'> & { ai: AiRuntime }): Promise<Worker> {
+  const { indexKnowledgeDocument } = createKnowledgeActivities({ db, ai })
+  return Worker.create({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: knowledgeTaskQueue(config.TEMPORAL_TASK_QUEUE),
+    activities: { indexKnowledgeDocument },
+    interceptors: { activity: ACTIVITY_INTERCEPTORS },
+    dataConverter: temporalDataConverter(config.TEMPORAL_CODEC_KEYS),
+    shutdownGraceTime: '10 seconds',
+    maxConcurrentActivityTaskExecutions: config.KNOWLEDGE_INDEXING_SLOTS,
+    // Heartbeats reach the server within seconds, and with them a cancellation that stops a file's reader.
+    defaultHeartbeatThrottleInterval: '2 seconds',
   })
 }
 

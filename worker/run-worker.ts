@@ -14,7 +14,8 @@ import { createMetrics, type Metrics } from '../infra/metrics/metrics-registry.t
 import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
 import { registerPoolGauge } from '../infra/metrics/platform-gauges.ts'
 import { installTracing } from '../infra/tracing/tracing.ts'
-import { createWorker } from './create-worker.ts'
+import { createAiRuntime } from '../adapters/ai-models.ts'
+import { createKnowledgeWorker, createWorker } from './create-worker.ts'
 
 export interface WorkerRunOptions {
   config: Config
@@ -63,7 +64,9 @@ export async function runWorker(options: WorkerRunOptions) {
   registerPoolGauge(metrics, db)
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
   try {
-    const worker = await createWorker({ config, connection, db, stopping, metrics, tracing, logger })
+    const ai = createAiRuntime(config)
+    const worker = await createWorker({ config, connection, db, stopping, metrics, tracing, logger, ai })
+    const knowledgeWorker = await createKnowledgeWorker({ config, connection, db, ai })
     // The key id, never the key: operators see which key new payloads are encrypted with.
     const payloadEncryptionKeyId = config.TEMPORAL_CODEC_KEYS?.currentKeyId ?? 'off'
     logger.info(
@@ -77,13 +80,28 @@ export async function runWorker(options: WorkerRunOptions) {
       'worker running'
     )
     // run() is RUNNING from its first, synchronous step: a stop asked meanwhile is not lost.
-    const running = worker.run()
+    const workers = [worker, knowledgeWorker]
+    const stop = () => {
+      for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown()
+    }
+    // One failing stops the other: a process without either is not a worker.
+    const running = Promise.all(
+      workers.map((w) =>
+        w.run().catch((error: unknown) => {
+          stop()
+          throw error
+        })
+      )
+    )
     if (options.shutdownOnAbort) {
-      const stop = () => (worker.getState() === 'RUNNING' ? worker.shutdown() : undefined)
       if (stopping.aborted) stop()
       else stopping.addEventListener('abort', stop, { once: true })
     }
-    await running
+    try {
+      await running
+    } finally {
+      await ai.documents.close?.()
+    }
     logger.info('worker stopped')
   } finally {
     await tracing.shutdown()

@@ -1,7 +1,7 @@
 /**
  * @module Reading a knowledge file into text with structure (domain/ai/knowledge/parsed-document.ts), in the calling
- * thread: what the parse thread (parse-thread.mjs) runs, under its deadline and heap limit. Everything here is linear in
- * the file: Markdown through markdown-it's block tokenizer (headings, setext headings and code fences as CommonMark
+ * thread: what the reader process (reader-process.mjs) runs, under its deadline and memory budget. Everything here is
+ * linear in the file: Markdown through markdown-it's block tokenizer (headings, setext headings and code fences as CommonMark
  * reads them; no hand-written heading pattern, whose backtracking froze the worker on one line of spaces), PDF text
  * through pdf.js page by page within a page count and a character budget, after a scan that refuses a file whose
  * compressed streams would inflate past a budget (a "zip bomb" is refused, not expanded).
@@ -193,7 +193,7 @@ function refuseInflationBomb(bytes: Uint8Array, limits: ReadLimits): void {
 
 async function readPdf(bytes: Uint8Array, limits: ReadLimits): Promise<ParsedDocument> {
   refuseInflationBomb(bytes, limits)
-  // pdf.js is most of a parse thread's start: loaded by the first PDF, not by every thread.
+  // Loaded once per process (the reader process loads it at start, before it limits its own memory).
   const { InvalidPDFException, PasswordException, PDFParse } = await import('pdf-parse')
   // pdf.js takes ownership of the buffer it is given; a copy keeps the caller's bytes intact.
   const parser = new PDFParse({ data: new Uint8Array(bytes), verbosity: 0 })
@@ -236,7 +236,7 @@ async function readPdf(bytes: Uint8Array, limits: ReadLimits): Promise<ParsedDoc
 }
 
 /**
- * Reads a knowledge file in the calling thread (the parse thread's work; tests and the evaluation call it directly).
+ * Reads a knowledge file in the calling thread (the reader process's work; tests and the evaluation call it directly).
  * @param mediaType - the type the upload was accepted as
  * @param bytes - the file
  * @throws KnowledgeParseError with a reason fit to show the uploader (the document's `failureReason`)

@@ -1,79 +1,143 @@
 /**
- * @module The knowledge file reader as the worker and the API use it: every file is read in a worker thread
- * (parse-thread.mjs) under a deadline and a heap limit, so no upload can hold the event loop that runs every tenant's
- * reminders, deliveries, agent runs and payments. A thread that passes its deadline is terminated (V8 stops it even
- * inside a regular expression), one that runs out of heap ends with it, and either way the file fails with a reason the
- * centre can read; the next file gets a fresh thread. Files waiting for a thread are taken tenant by tenant, in turn,
- * so one tenant's hundred uploads do not queue another tenant's one behind them (docs/ai.md, "Reading untrusted files").
+ * @module The knowledge file reader as the worker uses it: every file is read in a reader process of its own
+ * (sandboxed-reader.ts: a deadline, a memory budget the kernel enforces, a lower CPU priority), so no upload can hold
+ * the event loop, the memory or the CPU that run every tenant's reminders, deliveries, agent runs and payments.
+ *
+ * In front of the readers, a bounded queue: files wait tenant by tenant, in turn, at most `waitingPerTenant` of one
+ * tenant and `waitingInAll` in all; past that `parse` refuses at once with KnowledgeReaderBusy, so the indexing
+ * activity returns and its workflow waits on a durable timer, holding no worker slot and no memory. The same document
+ * version asked for twice (an activity retried while its first attempt still waits) shares one reading; a caller that
+ * gives up (its activity cancelled or timed out) takes its file out of the queue, or stops its reader when it was the
+ * only one waiting for it (docs/ai.md, "Reading untrusted files").
  */
-import { Worker } from 'node:worker_threads'
-import { KnowledgeParseError } from '../../domain/ai/knowledge/knowledge-errors.ts'
-import type { DocumentParser, DocumentToParse, ParsedDocument } from '../../domain/ai/knowledge/parsed-document.ts'
-import type { ReadLimits } from './read-document.ts'
+import { KnowledgeReaderBusy } from '../../domain/ai/knowledge/knowledge-errors.ts'
+import type {
+  DocumentParser,
+  DocumentToParse,
+  ParseOptions,
+  ParsedDocument,
+} from '../../domain/ai/knowledge/parsed-document.ts'
+import { SandboxedReader, type ReaderLimits } from './sandboxed-reader.ts'
 
-export interface SandboxLimits extends ReadLimits {
-  /** How long one file may take, from the moment a thread takes it. */
-  timeoutMs: number
-  /** The thread's JavaScript heap (V8's old generation). */
-  maxHeapMb: number
-  /** Files read at once, each in its own thread. */
-  threads: number
+export interface SandboxLimits extends ReaderLimits {
+  /** Files read at once, each in its own process. */
+  processes: number
+  /** Files one tenant may have waiting for a reader; another is refused (busy) until one starts. */
+  waitingPerTenant: number
+  /** Files of all tenants waiting for a reader. */
+  waitingInAll: number
 }
 
+/** How long a refused caller is told to wait: about one file's reading. */
+const BUSY_RETRY_AFTER_MS = 5_000
+
+/** One file to read and everyone waiting for it. */
 interface Job {
   document: DocumentToParse
+  waiters: Set<Waiter>
+  reader?: SandboxedReader
+}
+
+interface Waiter {
   resolve: (parsed: ParsedDocument) => void
   reject: (error: Error) => void
 }
-
-interface Reply {
-  id?: number
-  ready?: boolean
-  parsed?: ParsedDocument
-  error?: { parse: boolean; message: string }
-}
-
-/** One thread and the job it runs; a thread runs one file at a time. */
-interface Slot {
-  thread: Worker
-  job?: { id: number; settle: (reply: Reply) => void }
-}
-
-const seconds = (ms: number) => Math.round(ms / 100) / 10
 
 export class SandboxedDocumentParser implements DocumentParser {
   private readonly limits: SandboxLimits
   /** Waiting files by tenant, and the order in which tenants take their turns. */
   private readonly waiting = new Map<string, Job[]>()
   private readonly turns: string[] = []
-  private readonly idle: Slot[] = []
-  private busy = 0
-  private nextId = 0
+  /** Files waiting or being read, by key: a second request for the same version joins the first. */
+  private readonly byKey = new Map<string, Job>()
+  private readonly idle: SandboxedReader[] = []
+  private reading = 0
 
   constructor(limits: SandboxLimits) {
     this.limits = limits
   }
 
-  parse(document: DocumentToParse): Promise<ParsedDocument> {
+  parse(document: DocumentToParse, options: ParseOptions = {}): Promise<ParsedDocument> {
+    const { signal } = options
+    if (signal?.aborted) return Promise.reject(signal.reason as Error)
+    const existing = document.key === undefined ? undefined : this.byKey.get(document.key)
+    let job: Job
+    try {
+      job = existing ?? this.enqueue(document)
+    } catch (error) {
+      return Promise.reject(error)
+    }
     return new Promise<ParsedDocument>((resolve, reject) => {
-      const queue = this.waiting.get(document.tenantId)
-      if (queue) queue.push({ document, resolve, reject })
-      else {
-        this.waiting.set(document.tenantId, [{ document, resolve, reject }])
-        this.turns.push(document.tenantId)
-      }
+      const waiter: Waiter = { resolve, reject }
+      job.waiters.add(waiter)
+      signal?.addEventListener('abort', () => this.giveUp(job, waiter, signal.reason as Error), { once: true })
       this.dispatch()
     })
   }
 
-  /** Files waiting for a thread, by tenant (the worker's metrics). */
+  accepts(document: Pick<DocumentToParse, 'tenantId' | 'key'>): boolean {
+    return (document.key !== undefined && this.byKey.has(document.key)) || !this.full(document.tenantId)
+  }
+
+  /** Files waiting for a reader, by tenant (the worker's metrics). */
   waitingByTenant(): Map<string, number> {
     return new Map([...this.waiting].map(([tenantId, jobs]) => [tenantId, jobs.length]))
   }
 
-  /** Stops every idle thread (tests, shutdown); a file being read finishes first. */
+  /** Stops every reader: idle ones and those reading (their files fail). Tests and shutdown. */
   async close(): Promise<void> {
-    await Promise.all(this.idle.splice(0).map((slot) => slot.thread.terminate()))
+    for (const reader of this.idle.splice(0)) reader.kill()
+    for (const job of this.byKey.values()) job.reader?.kill()
+    await Promise.resolve()
+  }
+
+  /** Queues a new file, or refuses it when its tenant, or everyone, has as many waiting as the bounds allow. */
+  private enqueue(document: DocumentToParse): Job {
+    if (this.full(document.tenantId)) throw new KnowledgeReaderBusy(BUSY_RETRY_AFTER_MS)
+    const queue = this.waiting.get(document.tenantId)
+    const job: Job = { document, waiters: new Set() }
+    if (queue) queue.push(job)
+    else {
+      this.waiting.set(document.tenantId, [job])
+      this.turns.push(document.tenantId)
+    }
+    if (document.key !== undefined) this.byKey.set(document.key, job)
+    return job
+  }
+
+  /** Whether a new file of this tenant would have to wait beyond the queue's bounds (no reader free, queue full). */
+  private full(tenantId: string): boolean {
+    if (this.reading + this.waitingCount() < this.limits.processes) return false
+    const ofTenant = this.waiting.get(tenantId)?.length ?? 0
+    return ofTenant >= this.limits.waitingPerTenant || this.waitingCount() >= this.limits.waitingInAll
+  }
+
+  private waitingCount(): number {
+    let count = 0
+    for (const jobs of this.waiting.values()) count += jobs.length
+    return count
+  }
+
+  /** One caller stops waiting; the file is dropped (or its reading stopped) when nobody else waits for it. */
+  private giveUp(job: Job, waiter: Waiter, reason: Error): void {
+    if (!job.waiters.delete(waiter)) return
+    waiter.reject(reason)
+    if (job.waiters.size > 0) return
+    if (job.reader) job.reader.cancel(reason)
+    else this.unqueue(job)
+  }
+
+  private unqueue(job: Job): void {
+    const { tenantId, key } = job.document
+    if (key !== undefined && this.byKey.get(key) === job) this.byKey.delete(key)
+    const queue = this.waiting.get(tenantId)
+    const at = queue?.indexOf(job) ?? -1
+    if (at === -1) return
+    queue!.splice(at, 1)
+    if (queue!.length === 0) {
+      this.waiting.delete(tenantId)
+      this.turns.splice(this.turns.indexOf(tenantId), 1)
+    }
   }
 
   /** The next tenant's oldest file: tenants take turns, a tenant with more waiting goes to the back of the line. */
@@ -88,73 +152,29 @@ export class SandboxedDocumentParser implements DocumentParser {
   }
 
   private dispatch(): void {
-    while (this.busy < this.limits.threads) {
+    while (this.reading < this.limits.processes) {
       const job = this.takeNext()
       if (!job) return
-      this.busy++
-      this.run(job)
+      this.reading++
+      void this.run(job)
     }
   }
 
-  private spawn(): Slot {
-    const thread = new Worker(new URL('./parse-thread.mjs', import.meta.url), {
-      resourceLimits: { maxOldGenerationSizeMb: this.limits.maxHeapMb, maxYoungGenerationSizeMb: 16 },
-    })
-    const slot: Slot = { thread }
-    thread.on('message', (reply: Reply) => {
-      if (reply.id !== undefined && reply.id === slot.job?.id) slot.job.settle(reply)
-    })
-    const died = (message: string) => slot.job?.settle({ error: { parse: true, message } })
-    thread.on('error', (error: Error & { code?: string }) =>
-      died(
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? `Reading the file needed more than ${this.limits.maxHeapMb} MB of memory; it is not indexed.`
-          : `The file could not be read: ${error.message}`
-      )
-    )
-    thread.on('exit', () => died('The file could not be read (its reader stopped).'))
-    return slot
-  }
-
-  private run(job: Job): void {
-    const slot = this.idle.pop() ?? this.spawn()
-    slot.thread.ref()
-    const id = this.nextId++
-    const { limits } = this
-    const timer = setTimeout(() => {
-      settle({
-        error: {
-          parse: true,
-          message: `Reading the file took longer than ${seconds(limits.timeoutMs)} s; it is not indexed. Split it, or save it as plain text or Markdown.`,
-        },
-      })
-    }, limits.timeoutMs)
-    let done = false
-    const settle = (reply: Reply) => {
-      if (done) return
-      done = true
-      clearTimeout(timer)
-      slot.job = undefined
-      this.busy--
-      if (reply.parsed) {
-        slot.thread.unref()
-        this.idle.push(slot)
-        job.resolve(reply.parsed)
-      } else {
-        // A thread that failed a file is not trusted with the next one: whatever the file did to it ends with it.
-        void slot.thread.terminate()
-        const message = reply.error?.message ?? 'The file could not be read.'
-        job.reject(reply.error?.parse ? new KnowledgeParseError(message) : new Error(message))
-      }
+  private async run(job: Job): Promise<void> {
+    let reader = this.idle.pop()
+    while (reader && !reader.usable) reader = this.idle.pop()
+    job.reader = reader ?? new SandboxedReader(this.limits)
+    try {
+      const parsed = await job.reader.read(job.document.mediaType, job.document.bytes)
+      this.idle.push(job.reader)
+      for (const waiter of job.waiters) waiter.resolve(parsed)
+    } catch (error) {
+      for (const waiter of job.waiters) waiter.reject(error as Error)
+    } finally {
+      if (job.document.key !== undefined && this.byKey.get(job.document.key) === job)
+        this.byKey.delete(job.document.key)
+      this.reading--
       this.dispatch()
     }
-    slot.job = { id, settle }
-    const { mediaType, bytes } = job.document
-    const readLimits: ReadLimits = {
-      maxPages: limits.maxPages,
-      maxTextChars: limits.maxTextChars,
-      maxInflatedBytes: limits.maxInflatedBytes,
-    }
-    slot.thread.postMessage({ id, mediaType, bytes, limits: readLimits })
   }
 }

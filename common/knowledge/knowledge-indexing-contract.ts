@@ -7,6 +7,9 @@ export const KNOWLEDGE_INDEXING_WORKFLOW = 'knowledgeIndexingWorkflow'
 /** Its `WorkflowKind` search attribute (snake_case since its first runs: visibility queries of old runs match it). */
 export const KNOWLEDGE_INDEXING_KIND = 'knowledge_indexing'
 
+/** The task queue of the indexing activity: its own, so parsing and embedding never take the slots of payments. */
+export const knowledgeTaskQueue = (mainTaskQueue: string) => `${mainTaskQueue}-knowledge`
+
 /** One workflow per document version: starting it twice is a no-op, a replacement starts a new one. */
 export const knowledgeIndexingWorkflowId = (documentId: string, version: number) =>
   `knowledge-index-${documentId}-v${version}`
@@ -25,6 +28,11 @@ export type KnowledgeIndexingOutcome =
   | { status: 'SUPERSEDED' }
   /** The document (or its assistant) was deleted. */
   | { status: 'GONE' }
+  /**
+   * The file readers' queue was full (this tenant's share of it, or all of it): nothing was done; the workflow asks
+   * again after `retryAfterMs` on a durable timer, holding no worker slot meanwhile.
+   */
+  | { status: 'DEFERRED'; retryAfterMs: number }
 
 /**
  * The knowledge indexing activities (activities/knowledge-activities.ts) as the workflow proxies them. The factory declares that it returns this

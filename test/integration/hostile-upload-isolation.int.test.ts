@@ -1,22 +1,25 @@
 /**
- * One tenant's hostile upload costs the other tenants nothing (issue 54). Tenant A uploads the Markdown line that froze
- * the worker (`# a`, 300,000 spaces, `b`: hours in the old heading pattern) and a PDF whose compressed stream inflates
- * far past the budget; meanwhile tenant B books an appointment (its `booking.created` webhook delivered), and
- * uploads a small document. Through the real API, worker, Temporal and database: B's booking and delivery go through,
- * B's document is READY as usual, A's documents reach a final status (the line READY, read in linear time; the bomb
- * FAILED with its reason), and the worker's event loop never stalled for a second (its own event-loop-lag metric).
+ * One tenant's hostile uploads cost the other tenants nothing (issues 54 and 76). Tenant A uploads the Markdown line
+ * that froze the worker (`# a`, 300,000 spaces, `b`), a PDF bomb of each spelling the old scan let through (a filter
+ * chain, an escaped name, a long dictionary, one stream shared by 2,000 pages) and a pile of ordinary Markdown, more
+ * than the readers' queue holds; meanwhile tenant B books an appointment (its `booking.created` webhook delivered) and
+ * uploads a small document. The main worker has two activity slots, as few as a slot budget can be: if indexing took
+ * them, B's booking would wait behind A's files. Through the real API, worker, Temporal and database: B's delivery and
+ * document go through at once, every A document reaches a final status (the bombs FAILED at the memory budget, the
+ * rest READY, some after waiting on a durable timer), and the worker's event loop and memory stay where they were.
  */
-import { deflateSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ProvisionedClient } from '../../domain/tenants/provision-client.ts'
 import { metricsUrlOf } from '../../scripts/start/worker-process.ts'
 import { bookAppointment } from '../support/fixtures.ts'
-import { settled, textFile, upload } from '../support/knowledge-http.ts'
+import { HOSTILE_PDF_KINDS, hostilePdf } from '../support/hostile-pdfs.ts'
+import { settled, textFile, upload, type FilePart } from '../support/knowledge-http.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
 
-/** What the test lets inflate, so the bomb needs only a few megabytes of zeros to exceed it. */
-const INFLATE_BUDGET = 8 * 1024 * 1024
+/** What one file may add to a reader: the bombs reach it in a few seconds. */
+const MEMORY_BUDGET_MB = 128
+const ORDINARY_FILES = 12
 
 let platform: Platform
 let receiver: WebhookReceiver
@@ -34,23 +37,16 @@ async function tenantWithAssistant(scopes: string[]) {
   return { client, token, assistantId: created.body.id as string }
 }
 
-/** The worker's largest event-loop stall since the previous read (prom-client resets it on every scrape). */
-async function workerLagMaxSeconds(): Promise<number> {
+/** One of the worker's metrics (the event-loop stall is the largest since the previous read: prom-client resets it). */
+async function workerMetric(name: string): Promise<number> {
   const text = await (await fetch(metricsUrlOf(platform.workers()[0]!)!)).text()
-  const line = text.split('\n').find((l) => /^therapy_nodejs_eventloop_lag_max_seconds[{ ]/.test(l))
-  expect(line, 'the worker reports its event-loop lag').toBeDefined()
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`))
+  expect(line, `the worker reports ${name}`).toBeDefined()
   return Number(line!.split(' ').at(-1))
 }
-
-/** A PDF-shaped file whose one Flate stream inflates to `bytes` of zeros. */
-function inflationBomb(bytes: number): Uint8Array {
-  const stream = deflateSync(Buffer.alloc(bytes), { level: 9 })
-  return Buffer.concat([
-    Buffer.from(`%PDF-1.4\n1 0 obj\n<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`),
-    stream,
-    Buffer.from('\nendstream\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n'),
-  ])
-}
+const workerLagMaxSeconds = () => workerMetric('therapy_nodejs_eventloop_lag_max_seconds')
+const workerResidentMb = async () =>
+  Math.round((await workerMetric('therapy_process_resident_memory_bytes')) / 1024 ** 2)
 
 beforeAll(async () => {
   receiver = await startWebhookReceiver()
@@ -59,7 +55,11 @@ beforeAll(async () => {
       WEBHOOK_REQUIRE_HTTPS: 'false',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       AI_VECTOR_STORE: 'postgres',
-      KNOWLEDGE_MAX_INFLATED_BYTES: String(INFLATE_BUDGET),
+      KNOWLEDGE_PARSE_MAX_MEMORY_MB: String(MEMORY_BUDGET_MB),
+      // One file waiting per tenant, three in all: most of A's files are turned away and come back on a timer.
+      KNOWLEDGE_PARSE_WAITING_PER_TENANT: '1',
+      KNOWLEDGE_PARSE_WAITING: '3',
+      WORKER_MAX_CONCURRENT_ACTIVITIES: '2',
     },
   })
   tenantA = await tenantWithAssistant(['ai', 'ai.read'])
@@ -78,13 +78,29 @@ afterAll(async () => {
   await receiver?.close()
 })
 
-describe("a tenant's hostile upload", () => {
-  it("leaves another tenant's booking, delivery and upload as if nothing happened, and ends with a status", async () => {
+describe("a tenant's hostile uploads", () => {
+  it("leave another tenant's booking, delivery and upload as if nothing happened, and each ends with a status", async () => {
     await workerLagMaxSeconds()
-    const [pathological, bomb] = await upload(platform, tenantA.token, tenantA.assistantId, [
-      textFile('evil.md', `# a${' '.repeat(300_000)}b\n\nThe body under it.\n`),
-      { name: 'bomb.pdf', type: 'application/pdf', bytes: inflationBomb(4 * INFLATE_BUDGET) },
-    ])
+    const residentBefore = await workerResidentMb()
+    const bombs: FilePart[] = HOSTILE_PDF_KINDS.map((kind) => ({
+      name: `${kind}.pdf`,
+      type: 'application/pdf',
+      bytes: hostilePdf(kind, kind === 'shared-stream' ? 2 * 1024 * 1024 : 1024 * 1024 * 1024),
+    }))
+    const ordinary = Array.from({ length: ORDINARY_FILES }, (_, n) =>
+      textFile(
+        `policy-${n}.md`,
+        `# Policy ${n}\n\nSessions cancelled with less than ${n + 1} days' notice are charged.\n`
+      )
+    )
+    const aDocuments = [
+      ...(await upload(platform, tenantA.token, tenantA.assistantId, [
+        textFile('evil.md', `# a${' '.repeat(300_000)}b\n\nThe body under it.\n`),
+        ...bombs,
+      ])),
+      ...(await upload(platform, tenantA.token, tenantA.assistantId, ordinary.slice(0, 6))),
+      ...(await upload(platform, tenantA.token, tenantA.assistantId, ordinary.slice(6))),
+    ]
 
     const started = Date.now()
     const booking = await bookAppointment(platform.http, tenantB.token)
@@ -92,21 +108,37 @@ describe("a tenant's hostile upload", () => {
       textFile('hours.md', '# Opening hours\n\nThe centre opens at 8 am on weekdays.\n'),
     ])
     const [delivered] = await receiver.waitFor('/b', 1, 30_000)
+    const bDeliveredMs = Date.now() - started
     expect(JSON.parse(delivered!.body).data.bookingId).toBe(booking.id)
-    const bDocument = await settled(platform, tenantB.token, small!.id, 1, 30_000)
+    const bDocument = await settled(platform, tenantB.token, small!.id, 1, 60_000)
     expect(bDocument.status).toBe('READY')
     const bReadyMs = Date.now() - started
 
-    const aLine = await settled(platform, tenantA.token, pathological!.id, 1, 60_000)
-    const aBomb = await settled(platform, tenantA.token, bomb!.id, 1, 60_000)
-    expect(aLine.status).toBe('READY')
-    expect(aBomb.status).toBe('FAILED')
-    expect(aBomb.failureReason).toMatch(/compressed content expands to more than 8 MB/)
-    expect(Date.now() - started).toBeLessThan(60_000)
+    const finals = await Promise.all(aDocuments.map((doc) => settled(platform, tenantA.token, doc.id, 1, 120_000)))
+    const aDoneMs = Date.now() - started
+    const byName = new Map(finals.map((doc) => [doc.name as string, doc]))
+    for (const kind of HOSTILE_PDF_KINDS) {
+      expect(byName.get(`${kind}.pdf`), kind).toMatchObject({
+        status: 'FAILED',
+        failureReason: `Reading the file needed more than ${MEMORY_BUDGET_MB} MB of memory; it is not indexed.`,
+      })
+    }
+    expect(byName.get('evil.md')!.status).toBe('READY')
+    expect(ordinary.map((file) => byName.get(file.name)!.status)).toEqual(ordinary.map(() => 'READY'))
 
     const lag = await workerLagMaxSeconds()
-    // The figure the issue asks for, in the log of the run (docs/benchmarks.md keeps one).
-    console.info(`hostile upload: B's document READY after ${bReadyMs} ms; worker event-loop lag max ${lag} s`)
+    const residentAfter = await workerResidentMb()
+    // The figures the issue asks for, in the log of the run (docs/benchmarks.md keeps the bench's).
+    console.info(
+      `hostile uploads: B's delivery after ${bDeliveredMs} ms, B's document READY after ${bReadyMs} ms, A's ` +
+        `${aDocuments.length} documents final after ${aDoneMs} ms; worker event-loop lag max ${lag} s, RSS ` +
+        `${residentBefore} → ${residentAfter} MB`
+    )
+    // B waited for no file of A's: its delivery within seconds, its document behind at most the file being read.
+    expect(bDeliveredMs).toBeLessThan(15_000)
+    expect(bReadyMs).toBeLessThan(45_000)
     expect(lag).toBeLessThan(1)
-  }, 150_000)
+    // Gigabytes were decoded, in the readers: the worker's own memory barely moved.
+    expect(residentAfter - residentBefore).toBeLessThan(200)
+  }, 240_000)
 })

@@ -19,7 +19,8 @@ import type { AiRuntime } from '../ai-runtime.ts'
 import type { ChunkMetadata, KnowledgeEmbeddings } from '../vector-store/knowledge-vector-store.ts'
 import { chunkDocument, type DocumentChunk } from './chunk-document.ts'
 import { adoptModelIfUnserved, chooseQueryModel, lockAssistantModel, readAssistantModels } from './knowledge-models.ts'
-import { KnowledgeParseError } from './knowledge-errors.ts'
+import { KnowledgeParseError, KnowledgeReaderBusy } from './knowledge-errors.ts'
+import type { ParseOptions } from './parsed-document.ts'
 import { refuseBeyondChunkQuota } from './knowledge-quotas.ts'
 import type { KnowledgeMediaType } from './media-types.ts'
 
@@ -35,6 +36,13 @@ export function embeddingText(
   return [title, ...chunk.headingPath, ...(chunk.context ? [chunk.context] : []), chunk.content].join('\n')
 }
 
+/** One document version's reading: asked for twice (a retried activity), it is read once. */
+const parseKey = (input: Pick<KnowledgeIndexingInput, 'tenantId' | 'documentId' | 'version'>) =>
+  `${input.tenantId}/${input.documentId}/v${input.version}`
+
+/** How long a version turned away before its file was loaded waits (about one file's reading). */
+const READER_BUSY_RETRY_MS = 5_000
+
 type LockedVersion = { current: true; assistantId: string } | { current: false; outcome: KnowledgeIndexingOutcome }
 
 /** A version parsed, chunked and embedded, ready to store. */
@@ -48,18 +56,24 @@ export interface EmbeddedVersion {
 /**
  * Parses, chunks and embeds one version with `embeddings` (no transaction held: a provider may take a while).
  * @throws KnowledgeParseError when the file cannot be parsed or has no text
+ * @throws KnowledgeReaderBusy when the file readers' queue is full
  */
 export async function embedVersion(
   document: { name: string; mediaType: string; content: Uint8Array },
   input: Pick<KnowledgeIndexingInput, 'tenantId' | 'documentId' | 'version'>,
   embeddings: KnowledgeEmbeddings,
-  runtime: Pick<AiRuntime, 'documents' | 'chunking'>
+  runtime: Pick<AiRuntime, 'documents' | 'chunking'>,
+  options: ParseOptions = {}
 ): Promise<EmbeddedVersion> {
-  const parsed = await runtime.documents.parse({
-    tenantId: input.tenantId,
-    mediaType: document.mediaType as KnowledgeMediaType,
-    bytes: document.content,
-  })
+  const parsed = await runtime.documents.parse(
+    {
+      tenantId: input.tenantId,
+      key: parseKey(input),
+      mediaType: document.mediaType as KnowledgeMediaType,
+      bytes: document.content,
+    },
+    options
+  )
   const { chunking } = runtime
   const chunks = await chunkDocument(parsed, chunking)
   const pageCount = parsed.pages.length > 0 ? parsed.pages.length : null
@@ -114,12 +128,18 @@ export async function markDocumentFailed(
 /**
  * Indexes one document version.
  * @param runtime - the embedding model and vector stores in use
+ * @param options - `signal`: aborted when the activity is cancelled or timed out, which stops the file's reading
  */
 export async function indexDocument(
   db: Db,
   runtime: AiRuntime,
-  input: KnowledgeIndexingInput
+  input: KnowledgeIndexingInput,
+  options: ParseOptions = {}
 ): Promise<KnowledgeIndexingOutcome> {
+  // Asked before the file is loaded: a busy reader queue turns hundreds of waiting files away without reading them.
+  const key = parseKey(input)
+  if (runtime.documents.accepts && !runtime.documents.accepts({ tenantId: input.tenantId, key }))
+    return { status: 'DEFERRED', retryAfterMs: READER_BUSY_RETRY_MS }
   const read = await runInUnitOfWork(db, input.tenantId, async (uow) => {
     const document = await uow.tx.knowledgeDocument.findFirst({
       where: { id: input.documentId, tenantId: uow.tenantId },
@@ -137,9 +157,10 @@ export async function indexDocument(
 
   let embedded: EmbeddedVersion
   try {
-    embedded = await embedVersion(document, input, embeddings, runtime)
+    embedded = await embedVersion(document, input, embeddings, runtime, options)
   } catch (error) {
     if (error instanceof KnowledgeParseError) return markDocumentFailed(db, input, error.message)
+    if (error instanceof KnowledgeReaderBusy) return { status: 'DEFERRED', retryAfterMs: error.retryAfterMs }
     throw error
   }
   const { chunks, pageCount, vectors, docs } = embedded

@@ -10,3 +10,17 @@ export class KnowledgeParseError extends Error {
     this.name = 'KnowledgeParseError'
   }
 }
+
+/**
+ * The file readers are busy with as many waiting files as their queue holds for this tenant (or in all): nothing is
+ * wrong with the file, it is read later. The indexing workflow waits `retryAfterMs` on a durable timer, holding no
+ * worker slot, and asks again.
+ */
+export class KnowledgeReaderBusy extends Error {
+  readonly retryAfterMs: number
+  constructor(retryAfterMs: number) {
+    super('the knowledge file readers are busy; try again later')
+    this.name = 'KnowledgeReaderBusy'
+    this.retryAfterMs = retryAfterMs
+  }
+}

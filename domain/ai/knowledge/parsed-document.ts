@@ -33,6 +33,8 @@ export interface ParsedDocument {
 /** The file of one tenant's document, and whose it is (the parser shares its capacity fairly between tenants). */
 export interface DocumentToParse {
   tenantId: string
+  /** The same key asked for twice (one document version, retried) is read once; both callers get the result. */
+  key?: string
   mediaType: KnowledgeMediaType
   bytes: Uint8Array
 }
@@ -42,6 +44,16 @@ export interface DocumentParser {
   /**
    * @throws KnowledgeParseError with a reason fit to show the uploader (the document's `failureReason`): a file that
    *   is not what it claims, has no text, or exceeds a limit (time, memory, pages, characters, decompressed size)
+   * @throws KnowledgeReaderBusy when the readers' queue is full for this tenant or in all (read it later)
    */
-  parse(document: DocumentToParse): Promise<ParsedDocument>
+  parse(document: DocumentToParse, options?: ParseOptions): Promise<ParsedDocument>
+  /** Whether `parse` would take this file now (a cheap look before loading a large file only to be turned away). */
+  accepts?(document: Pick<DocumentToParse, 'tenantId' | 'key'>): boolean
+  /** Stops what the parser started (its reader processes), at shutdown. */
+  close?(): Promise<void>
+}
+
+export interface ParseOptions {
+  /** Aborted when the caller no longer waits (its activity was cancelled or timed out): the reading stops. */
+  signal?: AbortSignal
 }

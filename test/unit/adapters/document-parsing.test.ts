@@ -1,16 +1,19 @@
 /**
- * Reading untrusted knowledge files (issue 54): the reader is linear on the line that froze the worker (a Markdown
- * heading followed by 300,000 spaces), refuses a PDF whose compressed streams would inflate past the budget before
- * expanding them, and stops at its character budget; the sandbox stops a file at its deadline in a thread of its own,
- * reads the next file in a fresh thread, keeps the event loop free while it reads, and takes waiting files tenant by
- * tenant.
+ * Reading untrusted knowledge files (issues 54 and 76): the reader is linear on the line that froze the worker (a
+ * Markdown heading followed by 300,000 spaces), refuses a PDF whose compressed streams would inflate past the budget
+ * before expanding them, and stops at its character budget; the sandbox reads in a process of its own, stops a file at
+ * its deadline or at its memory budget however the PDF spells its filters, reads the next file in a fresh process,
+ * keeps the event loop free while it reads, takes waiting files tenant by tenant within bounds, reads a version asked
+ * for twice once, and stops a reading nobody waits for any more.
  */
+import { readdirSync, readFileSync } from 'node:fs'
 import { deflateSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_READ_LIMITS, readDocument } from '../../../adapters/document-parsing/read-document.ts'
 import { SandboxedDocumentParser, type SandboxLimits } from '../../../adapters/document-parsing/sandboxed-parser.ts'
-import { KnowledgeParseError } from '../../../domain/ai/knowledge/knowledge-errors.ts'
+import { KnowledgeParseError, KnowledgeReaderBusy } from '../../../domain/ai/knowledge/knowledge-errors.ts'
 import { renderPdf } from '../../../eval/pdf-writer.ts'
+import { hostilePdf } from '../../support/hostile-pdfs.ts'
 
 const utf8 = (text: string) => new TextEncoder().encode(text)
 
@@ -69,15 +72,17 @@ describe('SandboxedDocumentParser', () => {
     (parser = new SandboxedDocumentParser({
       ...DEFAULT_READ_LIMITS,
       timeoutMs: 30_000,
-      maxHeapMb: 128,
-      threads: 1,
+      maxMemoryMb: 256,
+      processes: 1,
+      waitingPerTenant: 10,
+      waitingInAll: 10,
       ...limits,
     }))
   afterEach(async () => {
     await parser?.close()
   })
 
-  it('reads a file in a thread while the event loop stays free', async () => {
+  it('reads a file in a process of its own while the event loop stays free', async () => {
     const reader = sandbox()
     let worstLag = 0
     let last = performance.now()
@@ -91,11 +96,11 @@ describe('SandboxedDocumentParser', () => {
     const doc = await reader.parse({ tenantId: 'tnt_a', mediaType: 'text/markdown', bytes: utf8(big) })
     clearInterval(ticker)
     expect(doc.sections).toHaveLength(25_000)
-    // A thread's start posts a few messages here; nothing near the parse's own time.
+    // A process's start and the reply's copy take a little here; nothing near the parse's own time.
     expect(worstLag).toBeLessThan(250)
   }, 30_000)
 
-  it('stops a file at its deadline with a reason, and reads the next file in a fresh thread', async () => {
+  it('stops a file at its deadline with a reason, and reads the next file in a fresh process', async () => {
     const reader = sandbox({ timeoutMs: 50 })
     const slow = '# Heading\n\nA paragraph of policy text.\n\n'.repeat(150_000)
     const late = reader.parse({ tenantId: 'tnt_a', mediaType: 'text/markdown', bytes: utf8(slow) })
@@ -118,3 +123,111 @@ describe('SandboxedDocumentParser', () => {
     expect(finished).toEqual(['a1', 'a2', 'b1', 'a3'])
   }, 30_000)
 })
+
+describe('SandboxedDocumentParser against hostile files and hostile volumes', () => {
+  let parser: SandboxedDocumentParser | undefined
+  afterEach(async () => {
+    await parser?.close()
+  })
+  const sandbox = (limits: Partial<SandboxLimits> = {}) =>
+    (parser = new SandboxedDocumentParser({
+      ...DEFAULT_READ_LIMITS,
+      timeoutMs: 30_000,
+      maxMemoryMb: 128,
+      processes: 1,
+      waitingPerTenant: 1,
+      waitingInAll: 2,
+      ...limits,
+    }))
+  const markdown = (tenantId: string, name: string, key?: string) => ({
+    tenantId,
+    mediaType: 'text/markdown' as const,
+    bytes: utf8(`# ${name}\n\nText.`),
+    ...(key ? { key } : {}),
+  })
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  it('fails a PDF the old scan let through at the memory budget, measured as it decodes', async () => {
+    // The other spellings go through the platform in test/integration/hostile-upload-isolation.int.test.ts.
+    const reader = sandbox({ maxMemoryMb: 128 })
+    const heapBefore = process.memoryUsage().heapUsed
+    const bomb = hostilePdf('escaped-name', 1024 * 1024 * 1024)
+    await expect(reader.parse({ tenantId: 'tnt_a', mediaType: 'application/pdf', bytes: bomb })).rejects.toThrow(
+      'Reading the file needed more than 128 MB of memory; it is not indexed.'
+    )
+    // A gigabyte was being decoded, none of it here.
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(64 * 1024 * 1024)
+  }, 60_000)
+
+  it("refuses a tenant's file past its waiting bound, and takes another tenant's", async () => {
+    const reader = sandbox()
+    const a1 = reader.parse(markdown('tnt_a', 'a1'))
+    const a2 = reader.parse(markdown('tnt_a', 'a2'))
+    await expect(reader.parse(markdown('tnt_a', 'a3'))).rejects.toBeInstanceOf(KnowledgeReaderBusy)
+    expect(reader.accepts({ tenantId: 'tnt_a' })).toBe(false)
+    expect(reader.accepts({ tenantId: 'tnt_b' })).toBe(true)
+    const b1 = reader.parse(markdown('tnt_b', 'b1'))
+    // Two waiting in all: a third tenant's file waits for a reader, not in the queue.
+    await expect(reader.parse(markdown('tnt_c', 'c1'))).rejects.toThrow(/readers are busy/)
+    const read = await Promise.all([a1, a2, b1])
+    expect(read.map((doc) => doc.sections[0]!.headingPath[0])).toEqual(['a1', 'a2', 'b1'])
+    expect(reader.accepts({ tenantId: 'tnt_a' })).toBe(true)
+  }, 30_000)
+
+  it('reads a version asked for twice once, the second caller joining past the bound', async () => {
+    const reader = sandbox()
+    const first = reader.parse(markdown('tnt_a', 'first'))
+    const v1 = reader.parse(markdown('tnt_a', 'doc', 'tnt_a/doc/v1'))
+    const retried = reader.parse(markdown('tnt_a', 'doc', 'tnt_a/doc/v1'))
+    expect(reader.waitingByTenant().get('tnt_a')).toBe(1)
+    const [, a, b] = await Promise.all([first, v1, retried])
+    expect(b).toBe(a)
+  }, 30_000)
+
+  it('takes a cancelled file out of the queue, and kills the reader of one nobody waits for', async () => {
+    const reader = sandbox()
+    const big = '# Heading\n\nA paragraph of policy text.\n\n'.repeat(100_000)
+    const reading = new AbortController()
+    const waiting = new AbortController()
+    const first = reader.parse({ tenantId: 'tnt_a', mediaType: 'text/markdown', bytes: utf8(big) }, reading)
+    const second = reader.parse(markdown('tnt_a', 'second'), waiting)
+    waiting.abort(new Error('activity cancelled'))
+    await expect(second).rejects.toThrow('activity cancelled')
+    expect(reader.waitingByTenant().get('tnt_a')).toBeUndefined()
+    // The first is being read (or its process starting): cancelling it kills that process.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const pids = readerPids()
+    reading.abort(new Error('activity timed out'))
+    await expect(first).rejects.toThrow('activity timed out')
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    expect(pids.length).toBe(1)
+    expect(alive(pids[0]!)).toBe(false)
+    const next = await reader.parse(markdown('tnt_a', 'next'))
+    expect(next.sections[0]!.headingPath).toEqual(['next'])
+  }, 30_000)
+})
+
+/** This process's reader processes (children running reader-process.mjs). */
+function readerPids(): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+        return (
+          /PPid:\s+(\d+)/.exec(status)?.[1] === String(process.pid) &&
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('reader-process.mjs')
+        )
+      } catch {
+        return false
+      }
+    })
+}
