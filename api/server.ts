@@ -2,13 +2,14 @@
  * @module The API process: parse configuration, serve, and shut down gracefully on SIGINT/SIGTERM (in-flight
  * requests finish, the outbox sweep stops, connections close).
  */
-import { loadConfig } from '../infra/config.ts'
+import { loadConfig, refuseImplicitDevelopmentKey } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { chooseRateLimitStore } from '../infra/rate-limiter.ts'
 import { installTracing } from '../infra/tracing/tracing.ts'
 import { exitOnPortInUse } from '../infra/metrics/metrics-server.ts'
 import { startApi } from './start-api.ts'
 
+refuseImplicitDevelopmentKey(process.env)
 const config = loadConfig()
 const logger = createLogger(config.LOG_LEVEL, 'api')
 // Before anything makes a span: OTLP export when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").

@@ -23,6 +23,8 @@ import { answerClientErrors } from './client-errors.ts'
 import { drainConnections } from './drain-connections.ts'
 import type { AppDeps } from './app-env.ts'
 import { buildDeps } from './deps.ts'
+import { checkSealedSecrets, sealedSecretsProblem } from '../domain/sealed-secrets-check.ts'
+import { createSecretBox } from '../infra/secret-box.ts'
 import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
 import { readiness } from './routes/health/index.ts'
 
@@ -47,6 +49,10 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
     logger,
   })
   const { deps, close } = buildDeps(config, logger, clock)
+  // Before serving: a key-encryption key that cannot open what the database holds is said now, loudly, and keeps
+  // the API unready (its readiness names the columns and key ids), rather than surfacing as 500s later.
+  const secretsCheck = await checkSealedSecrets(deps.db, createSecretBox(config.SECRETS_ENCRYPTION_KEYS))
+  if (secretsCheck.problems.length > 0) logger.error(sealedSecretsProblem(secretsCheck))
   const app = createApp(deps)
   await deps.revocations.start()
   const stopSweeper = deps.outbox.startSweeper(config.OUTBOX_SWEEP_INTERVAL_MS)
@@ -111,7 +117,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
           config.METRICS_PORT,
           (error) => logger.error({ err: error }, 'metrics collection failed'),
           // Readiness with its details for operators only; the public port's /health says only that it is alive.
-          { '/health': () => readiness(deps) }
+          { '/health': () => readiness(deps, secretsCheck) }
         )
   return {
     url: `http://127.0.0.1:${port}`,

@@ -16,13 +16,13 @@ import type { SecretBox } from '../infra/secret-box.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 
 /** A text column of a tenant table that holds sealed secrets. */
-interface TenantColumn {
+export interface TenantColumn {
   table: 'webhook_endpoints' | 'agent_workflows'
   column: 'secret' | 'previous_secret' | 'signing_key' | 'previous_signing_key' | 'webhook_secret'
 }
 
 /** Every tenant column that holds a secret, sealed; `signing_keys.private_jwk` (platform-wide) is handled apart. */
-const TENANT_SECRET_COLUMNS: readonly TenantColumn[] = [
+export const TENANT_SECRET_COLUMNS: readonly TenantColumn[] = [
   { table: 'webhook_endpoints', column: 'secret' },
   { table: 'webhook_endpoints', column: 'previous_secret' },
   { table: 'webhook_endpoints', column: 'signing_key' },

@@ -3,12 +3,13 @@
  * SIGINT/SIGTERM stops polling, lets running activities finish within the grace time, then closes connections.
  */
 import { Runtime } from '@temporalio/worker'
-import { loadConfig } from '../infra/config.ts'
+import { loadConfig, refuseImplicitDevelopmentKey } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { lowerProcessPriority } from '../infra/process-priority.ts'
 import { exitOnPortInUse } from '../infra/metrics/metrics-server.ts'
 import { runWorker, serveWorkerMetrics } from './run-worker.ts'
 
+refuseImplicitDevelopmentKey(process.env)
 const config = loadConfig()
 const logger = createLogger(config.LOG_LEVEL, 'worker')
 // Before the runtime and the connections start their threads, which then inherit it.

@@ -16,6 +16,8 @@ import { registerPoolGauge } from '../infra/metrics/platform-gauges.ts'
 import { installTracing } from '../infra/tracing/tracing.ts'
 import { createAiRuntime } from '../adapters/ai-models.ts'
 import { createKnowledgeWorker, createWorker } from './create-worker.ts'
+import { checkSealedSecrets, sealedSecretsProblem } from '../domain/sealed-secrets-check.ts'
+import { createSecretBox } from '../infra/secret-box.ts'
 
 export interface WorkerRunOptions {
   config: Config
@@ -62,6 +64,13 @@ export async function runWorker(options: WorkerRunOptions) {
   })
   const db = createDb(databaseLogins(config), config.DATABASE_POOL_MAX, WORKER_APPLICATION_NAME)
   registerPoolGauge(metrics, db)
+  // A worker whose key cannot open the stored secrets would retry every delivery for ever: it refuses to start.
+  const secretsCheck = await checkSealedSecrets(db, createSecretBox(config.SECRETS_ENCRYPTION_KEYS))
+  if (secretsCheck.problems.length > 0) {
+    logger.error(sealedSecretsProblem(secretsCheck))
+    await closeDb(db)
+    throw new Error(sealedSecretsProblem(secretsCheck))
+  }
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
   try {
     const ai = createAiRuntime(config)

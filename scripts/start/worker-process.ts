@@ -60,7 +60,14 @@ async function startEntry(entry: string, readyLine: string, env: Record<string, 
   const name = entry.split('/')[0]
   const child = spawn(process.execPath, [...typeScriptLoader, entry], {
     cwd: ROOT,
-    env: { ...process.env, NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'info', ...env },
+    // Development unless told otherwise, as `npm start` says it: the development secrets key needs it said.
+    env: {
+      ...process.env,
+      NODE_ENV: process.env.NODE_ENV ?? 'development',
+      NODE_COMPILE_CACHE: COMPILE_CACHE,
+      LOG_LEVEL: 'info',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   dieWithParent(child)

@@ -9,7 +9,11 @@
 import { randomBytes } from 'node:crypto'
 import { createLocalJWKSet, jwtVerify, type JWK } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startApi } from '../../api/start-api.ts'
 import { newId } from '../../domain/ids.ts'
+import { loadConfig } from '../../infra/config.ts'
+import { createLogger } from '../../infra/logger.ts'
+import { startWorkerProcess } from '../../scripts/start/worker-process.ts'
 import { createSecretBox, type SecretBox } from '../../infra/secret-box.ts'
 import { cli } from '../support/operator-cli.ts'
 import { startPlatform, type Platform, databaseEnvOf } from '../support/platform.ts'
@@ -197,5 +201,29 @@ describe('a rotation of the key-encryption key', () => {
     const lost = await cli(env(KEYS), 'secrets', 'reseal')
     expect(lost.code).toBe(1)
     expect(lost.stderr).toMatch(/sealed with key "int2", which is not in SECRETS_ENCRYPTION_KEYS/)
+  }, 60_000)
+})
+
+describe('a process whose key-encryption key cannot open what the database holds (issue 76)', () => {
+  it('is unready from its start, its readiness naming the column and the key; a worker refuses to start', async () => {
+    // Every value is under int2 now (the rotation above): int2 with other bytes is a key that differs.
+    const differs = { ...platform.workerEnv, SECRETS_ENCRYPTION_KEYS: `int2:${randomBytes(32).toString('base64')}` }
+    const api = await startApi(loadConfig(differs), createLogger('silent', 'test'))
+    try {
+      const readiness = await fetch(api.readinessUrl!)
+      expect(readiness.status).toBe(503)
+      const body = (await readiness.json()) as { checks: { secrets: { status: string; error: string } } }
+      expect(body.checks.secrets.status).toBe('down')
+      expect(body.checks.secrets.error).toMatch(
+        /webhook_endpoints\.secret: A stored secret sealed with key "int2" does not open: altered, or the key differs/
+      )
+      expect(body.checks.secrets.error).toMatch(/signing_keys\.private_jwk/)
+    } finally {
+      await api.stop()
+    }
+    // The first key alone lacks int2 altogether: the worker says so and exits rather than retry deliveries for ever.
+    await expect(startWorkerProcess({ ...platform.workerEnv, SECRETS_ENCRYPTION_KEYS: KEYS })).rejects.toThrow(
+      /stored secrets do not open with SECRETS_ENCRYPTION_KEYS .*sealed with key "int2", which is not in/
+    )
   }, 60_000)
 })

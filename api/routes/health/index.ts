@@ -9,6 +9,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { API_VERSION } from '../../version.ts'
+import { sealedSecretsProblem, type SealedSecretsCheck } from '../../../domain/sealed-secrets-check.ts'
 
 type CheckResult = { status: 'up' | 'down'; latencyMs: number; error?: string }
 
@@ -43,7 +44,12 @@ export interface Readiness {
     status: 'ok' | 'degraded'
     version: string
     versions: { api: string; node: string; temporalServer?: string }
-    checks: { database: CheckResult; temporal: CheckResult & { namespace: string } }
+    checks: {
+      database: CheckResult
+      temporal: CheckResult & { namespace: string }
+      /** Whether SECRETS_ENCRYPTION_KEYS opens what the database holds, checked once at start (issue 76). */
+      secrets?: { status: 'up' | 'down'; opened: number; error?: string }
+    }
     /**
      * The knowledge models this process answers with; `fallback` when the sentence model was configured but its files
      * are absent, so the lexical embeddings answer (docs/ai.md). Informational: it does not make the API unready.
@@ -52,13 +58,14 @@ export interface Readiness {
   }
 }
 
-/** Probes the database and Temporal, each within 2 s, and names the knowledge models in use. */
-export async function readiness({
-  db,
-  temporal,
-  config,
-  ai,
-}: Pick<AppDeps, 'db' | 'temporal' | 'config' | 'ai'>): Promise<Readiness> {
+/**
+ * Probes the database and Temporal, each within 2 s, and names the knowledge models in use.
+ * @param secrets - the start-up check of the key-encryption key; the API is not ready when it found a problem
+ */
+export async function readiness(
+  { db, temporal, config, ai }: Pick<AppDeps, 'db' | 'temporal' | 'config' | 'ai'>,
+  secrets?: SealedSecretsCheck
+): Promise<Readiness> {
   let temporalServer: string | undefined
   const [database, temporalCheck] = await Promise.all([
     check(() => db.$queryRaw`SELECT 1`, 2000),
@@ -67,14 +74,25 @@ export async function readiness({
       temporalServer = info.serverVersion || undefined
     }, 2000),
   ])
-  const healthy = database.status === 'up' && temporalCheck.status === 'up'
+  const secretsOpen = !secrets || secrets.problems.length === 0
+  const healthy = database.status === 'up' && temporalCheck.status === 'up' && secretsOpen
   return {
     statusCode: healthy ? 200 : 503,
     body: {
       status: healthy ? 'ok' : 'degraded',
       version: API_VERSION,
       versions: { api: API_VERSION, node: process.version, ...(temporalServer ? { temporalServer } : {}) },
-      checks: { database, temporal: { ...temporalCheck, namespace: config.TEMPORAL_NAMESPACE } },
+      checks: {
+        database,
+        temporal: { ...temporalCheck, namespace: config.TEMPORAL_NAMESPACE },
+        ...(secrets && {
+          secrets: {
+            status: secretsOpen ? 'up' : 'down',
+            opened: secrets.opened,
+            ...(secretsOpen ? {} : { error: sealedSecretsProblem(secrets) }),
+          },
+        }),
+      },
       knowledge: {
         embeddings: ai.embeddings.modelId,
         answerer: ai.answerer.id,

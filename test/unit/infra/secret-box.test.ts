@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { CodecKeyring } from '../../../infra/codec-keys.ts'
-import { loadConfig, secretsKeyringFrom } from '../../../infra/config.ts'
+import { loadConfig, refuseImplicitDevelopmentKey, secretsKeyringFrom } from '../../../infra/config.ts'
 import { createSecretBox, DEVELOPMENT_KEYRING, isSealedSecret, rememberingOpened } from '../../../infra/secret-box.ts'
 
 const ring = (...entries: Array<[string, Buffer]>): CodecKeyring => ({
@@ -111,7 +111,15 @@ describe('SECRETS_ENCRYPTION_KEYS', () => {
     expect(loadConfig({ ...base, NODE_ENV: 'test', SECRETS_ENCRYPTION_KEYS: '' }).SECRETS_ENCRYPTION_KEYS).toBe(
       DEVELOPMENT_KEYRING
     )
-    expect(secretsKeyringFrom({})).toBe(DEVELOPMENT_KEYRING)
+    expect(secretsKeyringFrom({ NODE_ENV: 'development' })).toBe(DEVELOPMENT_KEYRING)
+  })
+
+  it('is never the development key without NODE_ENV saying development or test in so many words (issue 76)', () => {
+    const refused = /SECRETS_ENCRYPTION_KEYS: required unless NODE_ENV=development or NODE_ENV=test is set/
+    expect(() => secretsKeyringFrom({})).toThrow(refused)
+    expect(() => refuseImplicitDevelopmentKey({ DATABASE_URL: 'postgresql://u:p@db/x' })).toThrow(refused)
+    expect(() => refuseImplicitDevelopmentKey({ NODE_ENV: 'test' })).not.toThrow()
+    expect(() => refuseImplicitDevelopmentKey({ SECRETS_ENCRYPTION_KEYS: `s1:${'a'.repeat(44)}` })).not.toThrow()
   })
 
   it('parses a ring like the codec keys: the first seals; a short key stops the boot without being quoted', () => {
