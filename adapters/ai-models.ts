@@ -187,6 +187,7 @@ function sandboxedParserOf(config: AiConfig): SandboxedDocumentParser {
   return new SandboxedDocumentParser({
     timeoutMs: config.KNOWLEDGE_PARSE_TIMEOUT_MS,
     maxMemoryMb: config.KNOWLEDGE_PARSE_MAX_MEMORY_MB,
+    nice: config.KNOWLEDGE_PARSE_NICE,
     processes: config.KNOWLEDGE_PARSE_PROCESSES,
     waitingPerTenant: config.KNOWLEDGE_PARSE_WAITING_PER_TENANT,
     waitingInAll: config.KNOWLEDGE_PARSE_WAITING,

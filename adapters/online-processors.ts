@@ -10,6 +10,7 @@ import type { PayoutProcessor } from '../domain/payouts/payout-processor.ts'
 import type { ReconciliationSource } from '../domain/reconciliation/processor-snapshot.ts'
 import type { Config } from '../infra/config.ts'
 import { stripeProcessor } from './stripe/stripe-processor.ts'
+import { createPacer } from '../infra/pacer.ts'
 import { stripeReconciliationSource } from './stripe/stripe-reconciliation-source.ts'
 
 export type OnlineProcessorConfig = Pick<
@@ -41,8 +42,26 @@ export function onlineProcessorFrom(
 
 /** The configured processor's side of the reconciliation; undefined without an online processor. */
 export function reconciliationSourceFrom(
-  config: Partial<Pick<OnlineProcessorConfig, 'ONLINE_PAYMENT_PROCESSOR' | 'STRIPE_SECRET_KEY' | 'STRIPE_API_BASE'>>
+  config: Partial<
+    Pick<
+      Config,
+      'ONLINE_PAYMENT_PROCESSOR' | 'STRIPE_SECRET_KEY' | 'STRIPE_API_BASE' | 'RECONCILIATION_STRIPE_READS_PER_SECOND'
+    >
+  >
 ): ReconciliationSource | undefined {
   if (config.ONLINE_PAYMENT_PROCESSOR !== 'stripe' || !config.STRIPE_SECRET_KEY) return undefined
-  return stripeReconciliationSource({ secretKey: config.STRIPE_SECRET_KEY, apiBase: config.STRIPE_API_BASE })
+  // Each tenant's reads at its own pace (issue 76): a run paging a large account waits for its turns, no one else's.
+  const perSecond = config.RECONCILIATION_STRIPE_READS_PER_SECOND ?? 10
+  const pacer = createPacer({
+    perSecond,
+    burst: perSecond,
+    // A run waits as long as it must: its activity heartbeats, and only its own tenant's turns are behind it.
+    maxWaitMs: 60 * 60 * 1000,
+    what: "A tenant's reconciliation reads at Stripe",
+    refuse: (_retryAfter, detail) => new Error(detail),
+  })
+  return stripeReconciliationSource(
+    { secretKey: config.STRIPE_SECRET_KEY, apiBase: config.STRIPE_API_BASE },
+    (tenantId) => pacer.take(`stripe-reads:${tenantId}`)
+  )
 }

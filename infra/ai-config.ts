@@ -49,6 +49,8 @@ export const AI_CONFIG_SHAPE = {
    */
   KNOWLEDGE_PARSE_TIMEOUT_MS: z.coerce.number().int().positive().default(20_000),
   KNOWLEDGE_PARSE_MAX_MEMORY_MB: z.coerce.number().int().min(64).default(512),
+  /** Added to the worker's nice value for its reader processes, so they yield the CPU to everything else. */
+  KNOWLEDGE_PARSE_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** Files read at once by one worker (each in its own process); waiting files are taken tenant by tenant. */
   KNOWLEDGE_PARSE_PROCESSES: z.coerce.number().int().positive().max(16).default(1),
   /** Files waiting for a reader, of one tenant and in all; past either, indexing waits on a durable timer. */

@@ -29,6 +29,13 @@ export const PAYMENT_CONFIG_SHAPE = {
     .default('30 3 * * *'),
   /** The `created` window a scheduled reconciliation compares: this many hours, ending half an hour before it runs. */
   RECONCILIATION_WINDOW_HOURS: z.coerce.number().int().min(1).max(744).default(48),
+  /** Runs a tenant may request in any hour (`POST /v1/reconciliation/runs`; one at a time besides). */
+  RECONCILIATION_RUNS_PER_TENANT_PER_HOUR: z.coerce.number().int().positive().default(6),
+  /**
+   * Each tenant's share of the Stripe read rate during reconciliation: requests a second (burst as many); a run over
+   * it waits for its turns, another tenant's run does not (Stripe allows 100 reads a second in live mode).
+   */
+  RECONCILIATION_STRIPE_READS_PER_SECOND: z.coerce.number().positive().default(10),
   /**
    * Online card payments (docs/payments.md, "Online payments"): `none` (only payments the centre records), or
    * `stripe` with the two keys below.

@@ -51,6 +51,8 @@ export class SandboxedDocumentParser implements DocumentParser {
   /** Files waiting or being read, by key: a second request for the same version joins the first. */
   private readonly byKey = new Map<string, Job>()
   private readonly idle: SandboxedReader[] = []
+  /** Every reader process started and not yet known to have ended. */
+  private readonly readers = new Set<SandboxedReader>()
   private reading = 0
 
   constructor(limits: SandboxLimits) {
@@ -86,8 +88,8 @@ export class SandboxedDocumentParser implements DocumentParser {
 
   /** Stops every reader: idle ones and those reading (their files fail). Tests and shutdown. */
   async close(): Promise<void> {
-    for (const reader of this.idle.splice(0)) reader.kill()
-    for (const job of this.byKey.values()) job.reader?.kill()
+    this.idle.length = 0
+    for (const reader of this.readers) reader.kill()
     await Promise.resolve()
   }
 
@@ -162,15 +164,23 @@ export class SandboxedDocumentParser implements DocumentParser {
 
   private async run(job: Job): Promise<void> {
     let reader = this.idle.pop()
-    while (reader && !reader.usable) reader = this.idle.pop()
-    job.reader = reader ?? new SandboxedReader(this.limits)
+    while (reader && !reader.usable) {
+      this.readers.delete(reader)
+      reader = this.idle.pop()
+    }
+    if (!reader) {
+      reader = new SandboxedReader(this.limits)
+      this.readers.add(reader)
+    }
+    job.reader = reader
     try {
-      const parsed = await job.reader.read(job.document.mediaType, job.document.bytes)
-      this.idle.push(job.reader)
+      const parsed = await reader.read(job.document.mediaType, job.document.bytes)
+      this.idle.push(reader)
       for (const waiter of job.waiters) waiter.resolve(parsed)
     } catch (error) {
       for (const waiter of job.waiters) waiter.reject(error as Error)
     } finally {
+      if (!reader.usable) this.readers.delete(reader)
       if (job.document.key !== undefined && this.byKey.get(job.document.key) === job)
         this.byKey.delete(job.document.key)
       this.reading--

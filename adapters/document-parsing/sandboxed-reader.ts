@@ -13,6 +13,8 @@ import type { ParsedDocument } from '../../domain/ai/knowledge/parsed-document.t
 import type { ReadLimits } from './read-document.ts'
 
 export interface ReaderLimits extends ReadLimits {
+  /** Added to the worker's nice value: readers yield the CPU to everything else on the machine. */
+  nice: number
   /** How long one file may take, from the moment its reader starts on it. */
   timeoutMs: number
   /** Memory one file may add to a ready reader (resident memory, and the kernel's data-segment limit). */
@@ -30,8 +32,6 @@ interface Reply {
 const ENTRY = new URL('./reader-process.mjs', import.meta.url).pathname
 /** How often a reading process's memory is looked at: a bomb inflates some hundreds of MB per second. */
 const MEMORY_SAMPLE_MS = 50
-/** Below the worker's own priority (infra/process-priority.ts lowers a shared worker to 5). */
-const READER_NICE = 10
 
 const seconds = (ms: number) => Math.round(ms / 100) / 10
 
@@ -52,6 +52,7 @@ export class SandboxedReader {
   private residentAtReady = 0
   private nextId = 0
   private exited = false
+  private killed = false
   /** The end of what the process wrote to stderr. */
   private stderr = ''
   /** The file being read, settled by its reply, its deadline, its memory or the process's end. */
@@ -63,7 +64,7 @@ export class SandboxedReader {
       '/bin/sh',
       [
         '-c',
-        `ulimit -c 0; exec nice -n ${READER_NICE} "$0" "$@"`,
+        `ulimit -c 0; exec nice -n ${limits.nice} "$0" "$@"`,
         process.execPath,
         // V8's own heap stops near the budget too, with an error the reader reports rather than a kernel refusal.
         `--max-old-space-size=${limits.maxMemoryMb}`,
@@ -114,7 +115,7 @@ export class SandboxedReader {
 
   /** Whether this reader can take another file. */
   get usable(): boolean {
-    return !this.exited
+    return !this.exited && !this.killed
   }
 
   /** The process id, for the worker's metrics and the tests. */
@@ -181,6 +182,7 @@ export class SandboxedReader {
 
   /** Ends the process at once (SIGKILL: a file being read gets no say). */
   kill(): void {
+    this.killed = true
     if (!this.exited) this.child.kill('SIGKILL')
   }
 

@@ -9,6 +9,10 @@
  * (`GET /v1/disputes?payment_intent=`), so a charge disputed again is compared dispute by dispute (issue 58); every
  * reversal of a transfer, past the ten Stripe embeds in it (stripe-transfer-reversals.ts). It only reads: nothing at
  * Stripe changes.
+ *
+ * Every list page and every retrieve first takes the tenant's turn (`pace`, issue 76): each tenant's reads have a
+ * share of the platform's Stripe rate of their own, so a tenant whose run pages a busy account waits for its turns
+ * while another tenant's run, and the API's payments, do not wait behind it.
  */
 import Stripe from 'stripe'
 import type {
@@ -124,14 +128,19 @@ const tenantOf = {
   transfer: (o: Stripe.Transfer) => o.metadata.tenant_id,
 }
 
+/** Waits for a tenant's next turn at Stripe (infra/pacer.ts, keyed by tenant). */
+export type StripePace = (tenantId: string) => Promise<void>
+
 /** Every page of one list endpoint, oldest request first; `starting_after` is the last object of the page before. */
 async function listAll<T extends { id: string }>(
+  turn: () => Promise<void>,
   page: (startingAfter: string | undefined) => Promise<Stripe.ApiList<T>>,
   onPage: (() => void) | undefined
 ): Promise<T[]> {
   const all: T[] = []
   let startingAfter: string | undefined
   for (;;) {
+    await turn()
     const answer = await page(startingAfter)
     all.push(...answer.data)
     onPage?.()
@@ -158,21 +167,27 @@ async function retrieveOrNone<T>(read: () => Promise<T>): Promise<T | undefined>
   }
 }
 
-/** The reconciliation source over Stripe's API. */
+/**
+ * The reconciliation source over Stripe's API.
+ * @param pace - waits for the tenant's turn before each request; none by default (tests of the source alone)
+ */
 export function stripeReconciliationSource(
-  settings: Pick<StripeSettings, 'secretKey' | 'apiBase'>
+  settings: Pick<StripeSettings, 'secretKey' | 'apiBase'>,
+  pace: StripePace = async () => undefined
 ): ReconciliationSource {
   const stripe = stripeClient(settings)
   return {
     name: 'stripe',
 
     async list(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorSnapshot> {
+      const turn = () => pace(tenantId)
       // Stripe's `created` is in whole seconds: the window's seconds that hold any of its instants.
       const created = { gte: Math.floor(window.from.getTime() / 1000), lt: Math.ceil(window.to.getTime() / 1000) }
       const base = { created, limit: PAGE }
       const expand = ['data.payment_intent']
       const [intents, refunds, disputes, transfers] = [
         await listAll(
+          turn,
           (after) =>
             stripe.paymentIntents.list({
               ...base,
@@ -183,6 +198,7 @@ export function stripeReconciliationSource(
         ),
         // With what each moved on the balance, when it keeps another currency (issue 58).
         await listAll(
+          turn,
           (after) =>
             stripe.refunds.list({
               ...base,
@@ -191,8 +207,8 @@ export function stripeReconciliationSource(
             }),
           onPage
         ),
-        await listAll((after) => stripe.disputes.list({ ...base, starting_after: after, expand }), onPage),
-        await listAll((after) => stripe.transfers.list({ ...base, starting_after: after }), onPage),
+        await listAll(turn, (after) => stripe.disputes.list({ ...base, starting_after: after, expand }), onPage),
+        await listAll(turn, (after) => stripe.transfers.list({ ...base, starting_after: after }), onPage),
       ]
       return {
         intents: intents.filter((o) => tenantOf.intent(o) === tenantId).map(toIntent),
@@ -201,7 +217,10 @@ export function stripeReconciliationSource(
         // Ours only, one at a time: a transfer with more reversals than it embeds is one more list to read.
         transfers: await inTurn(
           transfers.filter((o) => tenantOf.transfer(o) === tenantId),
-          (o) => toTransfer(stripe, o)
+          async (o) => {
+            await turn()
+            return toTransfer(stripe, o)
+          }
         ),
       }
     },
@@ -209,6 +228,7 @@ export function stripeReconciliationSource(
     async changed(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorReferences> {
       const created = { gte: Math.floor(window.from.getTime() / 1000), lt: Math.ceil(window.to.getTime() / 1000) }
       const events = await listAll(
+        () => pace(tenantId),
         (after) => stripe.events.list({ created, types: CHANGE_EVENTS, limit: PAGE, starting_after: after }),
         onPage
       )
@@ -233,12 +253,14 @@ export function stripeReconciliationSource(
     },
 
     async retrieve(tenantId, references): Promise<ProcessorSnapshot> {
+      const turn = () => pace(tenantId)
       const expand = ['payment_intent']
       // Each charge's disputes, all pages, but those already read by their id.
       const disputesOfCharges = async (intentIds: string[], read: ProcessorDispute[]) => {
         const found: ProcessorDispute[] = [...read]
         for (const intentId of intentIds) {
           const listed = await listAll(
+            turn,
             (after) =>
               stripe.disputes.list({
                 payment_intent: intentId,
@@ -261,6 +283,7 @@ export function stripeReconciliationSource(
       ): Promise<U[]> => {
         const found: U[] = []
         for (const id of ids) {
+          await turn()
           const object = await retrieveOrNone(() => get(id))
           if (object !== undefined && whose(object) === tenantId) found.push(await to(object))
         }

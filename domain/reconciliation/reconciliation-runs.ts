@@ -8,7 +8,9 @@
  * One run of a tenant's at a time (issue 76): every run pages the platform's shared Stripe account, so a tenant asking
  * for runs faster than they end would spend everyone's Stripe rate limit. A request while the tenant's last requested
  * run is waiting to start or running answers 409 `reconciliation_run_in_progress` with that run's id; requests take
- * turns on a transaction lock of the tenant, so two at once start one run.
+ * turns on a transaction lock of the tenant, so two at once start one run. And at most `runsPerHour` requested runs
+ * of a tenant in any hour (RECONCILIATION_RUNS_PER_TENANT_PER_HOUR), counted from its outbox rows on the database's
+ * clock: past it, 429 `rate_limited` with the seconds until the oldest of them is an hour old.
  */
 import { randomUUID } from 'node:crypto'
 import { WorkflowNotFoundError, type Client } from '@temporalio/client'
@@ -20,7 +22,7 @@ import {
   requestedRunWorkflowId,
   type ReconciliationWorkflowInput,
 } from '../../common/reconciliation/reconciliation-contract.ts'
-import { reconciliationRunInProgress, validationError } from '../errors.ts'
+import { rateLimited, reconciliationRunInProgress, validationError } from '../errors.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { eventsUnavailableBefore } from './event-retention.ts'
 
@@ -47,14 +49,15 @@ export interface RequestedRun {
  * Starts a run for the unit's tenant.
  * @param windowHours - the default window's length (RECONCILIATION_WINDOW_HOURS)
  * @throws AppError `validation_error` for a window that ends before it starts or spans more than {@link MAX_WINDOW_DAYS},
- *   `reconciliation_run_in_progress` while the tenant's last requested run has not ended
+ *   `reconciliation_run_in_progress` while the tenant's last requested run has not ended, `rate_limited` past
+ *   `runsPerHour` requested runs in the last hour
  */
 export async function requestReconciliationRun(
   uow: UnitOfWork,
   outbox: WorkflowOutbox,
   temporal: Client,
   request: RunRequest,
-  options: { now: Date; windowHours: number }
+  options: { now: Date; windowHours: number; runsPerHour: number }
 ): Promise<RequestedRun> {
   const createdTo = request.createdTo ?? options.now
   const createdFrom = request.createdFrom ?? new Date(createdTo.getTime() - options.windowHours * 3_600_000)
@@ -68,6 +71,7 @@ export async function requestReconciliationRun(
   }
   const running = await runInProgress(uow, temporal)
   if (running) throw reconciliationRunInProgress(running)
+  await refuseBeyondHourlyRuns(uow, options.runsPerHour)
   const workflowId = requestedRunWorkflowId(uow.tenantId, randomUUID())
   const input: ReconciliationWorkflowInput = {
     tenantId: uow.tenantId,
@@ -111,6 +115,23 @@ async function runInProgress(uow: UnitOfWork, temporal: Client): Promise<string 
   const now = await last()
   if (now && now.workflowId !== seen.workflowId) return now.workflowId
   return status === 'RUNNING' ? seen.workflowId : undefined
+}
+
+/** Refuses a request when the tenant has asked for `runsPerHour` runs in the last hour (under the tenant's lock). */
+async function refuseBeyondHourlyRuns(uow: UnitOfWork, runsPerHour: number): Promise<void> {
+  const [recent] = await uow.tx.$queryRaw<Array<{ runs: number; retryAfter: number | null }>>`
+    SELECT count(*)::int AS runs,
+           ceil(extract(epoch FROM min(created_at) + interval '1 hour' - now()))::int AS "retryAfter"
+    FROM (SELECT created_at FROM workflow_outbox
+          WHERE tenant_id = ${uow.tenantId} AND workflow_type = ${RECONCILIATION_WORKFLOW}
+            AND created_at > now() - interval '1 hour'
+          ORDER BY created_at DESC LIMIT ${runsPerHour}) latest`
+  if (recent!.runs < runsPerHour) return
+  throw rateLimited(
+    Math.max(1, recent!.retryAfter ?? 1),
+    `A tenant may ask for ${runsPerHour} reconciliation runs an hour (each pages the platform's shared Stripe ` +
+      'account); the daily run needs no request.'
+  )
 }
 
 async function runStatus(temporal: Client, workflowId: string): Promise<string | undefined> {

@@ -565,6 +565,61 @@ describe('one run of a tenant at a time (issue 76)', () => {
   }, 90_000)
 })
 
+describe('a tenant asking for runs flat out (issue 76)', () => {
+  it("starts one run at a time and at most the hour's share, bounds its Stripe reads, and delays no one's payment", async () => {
+    const t = await freshTenant()
+    const other = await freshTenant()
+    const ask = () =>
+      platform.http.post('/v1/reconciliation/runs', {
+        token: t.token,
+        body: {
+          createdFrom: new Date(Date.now() - 30 * 86_400_000).toISOString(),
+          createdTo: new Date(Date.now() + 60_000).toISOString(),
+        },
+      })
+    const readsBefore = stripe.requests.filter((r) => r.method === 'GET').length
+    // Two hundred at once, in waves of twenty (the way a script loops), and meanwhile another tenant takes a payment.
+    const answers: Array<Awaited<ReturnType<typeof ask>>> = []
+    const payment = payOnline(other, 2_500)
+    for (let wave = 0; wave < 10; wave++) answers.push(...(await Promise.all(Array.from({ length: 20 }, ask))))
+    const paid = await payment
+    expect(paid.intentId).toMatch(/^pi_/)
+
+    const started = answers.filter((a) => a.status === 202).map((a) => a.body.workflowId as string)
+    const codes = new Set(answers.filter((a) => a.status !== 202).map((a) => `${a.status} ${a.body.code}`))
+    expect([...codes].filter((c) => c !== '409 reconciliation_run_in_progress' && c !== '429 rate_limited')).toEqual([])
+    expect(started.length).toBeGreaterThanOrEqual(1)
+    expect(started.length).toBeLessThanOrEqual(6)
+    for (const id of started) await outcomeOf(id)
+    // Never two at once.
+    const spans = await Promise.all(
+      started.map(async (id) => {
+        const info = await platform.temporal.workflow.getHandle(id).describe()
+        return [info.startTime.getTime(), info.closeTime!.getTime()] as const
+      })
+    )
+    spans.sort((a, b) => a[0] - b[0])
+    for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1])
+    // What reached Stripe is what the runs started read (a handful of pages each), not 200 runs' worth.
+    const reads = stripe.requests.filter((r) => r.method === 'GET').length - readsBefore
+    console.info(`200 run requests: ${started.length} runs, ${reads} Stripe reads, answers ${[...codes].join(', ')}`)
+    expect(reads).toBeLessThanOrEqual(started.length * 12)
+
+    // The hour's share spent (earlier runs counted from the outbox), the next request is 429 with when to come back.
+    const spent = Math.max(0, 6 - started.length)
+    for (let n = 0; n < spent; n++) {
+      const next = await ask()
+      expect(next.status, JSON.stringify(next.body)).toBe(202)
+      await outcomeOf(next.body.workflowId as string)
+    }
+    const refused = await ask()
+    expect(refused.status).toBe(429)
+    expect(refused.body.code).toBe('rate_limited')
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3_000)
+    expect(refused.body.detail).toMatch(/6 reconciliation runs an hour/)
+  }, 180_000)
+})
+
 describe('GET /v1/reconciliation/findings and resolving one', () => {
   it('filters and pages, resolves once, and a run that finds the difference again opens it again', async () => {
     const t = await freshTenant()

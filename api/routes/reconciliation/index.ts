@@ -71,7 +71,11 @@ export function reconciliationRoutes({
           createdFrom: body.createdFrom === undefined ? undefined : new Date(body.createdFrom),
           createdTo: body.createdTo === undefined ? undefined : new Date(body.createdTo),
         },
-        { now: clock(), windowHours: config.RECONCILIATION_WINDOW_HOURS }
+        {
+          now: clock(),
+          windowHours: config.RECONCILIATION_WINDOW_HOURS,
+          runsPerHour: config.RECONCILIATION_RUNS_PER_TENANT_PER_HOUR,
+        }
       )
       return c.json(
         {

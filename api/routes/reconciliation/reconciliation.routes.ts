@@ -147,7 +147,8 @@ export const createRunRoute = protectedRoute('payments', {
     'listing the objects created in it; `eventsUnavailableBefore` says from when its events are missing. ' +
     '`409 processor_not_configured` when the deployment has no online payment processor; ' +
     '`409 reconciliation_run_in_progress` (its `detail` names the run) while the tenant’s last requested run waits ' +
-    'to start or runs: a tenant runs one at a time, since every run pages the platform’s shared Stripe account.',
+    'to start or runs: a tenant runs one at a time, since every run pages the platform’s shared Stripe account; ' +
+    '`429 rate_limited` (with `Retry-After`) past the requested runs a tenant may start in an hour (6 by default).',
   request: { body: { required: true, content: json(RunCreate) } },
   responses: {
     202: { description: 'The run is started', content: json(RunStarted) },

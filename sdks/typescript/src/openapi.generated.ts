@@ -1825,7 +1825,7 @@ export interface paths {
         put?: never;
         /**
          * Reconcile with the payment processor now
-         * @description Starts the reconciliation workflow for the tenant over a `created` window (at most 32 days), besides the daily run. Its findings appear at GET /v1/reconciliation/findings once it has run. A window reaching further back than Stripe keeps events (30 days) is run all the same, by listing the objects created in it; `eventsUnavailableBefore` says from when its events are missing. `409 processor_not_configured` when the deployment has no online payment processor; `409 reconciliation_run_in_progress` (its `detail` names the run) while the tenant’s last requested run waits to start or runs: a tenant runs one at a time, since every run pages the platform’s shared Stripe account.
+         * @description Starts the reconciliation workflow for the tenant over a `created` window (at most 32 days), besides the daily run. Its findings appear at GET /v1/reconciliation/findings once it has run. A window reaching further back than Stripe keeps events (30 days) is run all the same, by listing the objects created in it; `eventsUnavailableBefore` says from when its events are missing. `409 processor_not_configured` when the deployment has no online payment processor; `409 reconciliation_run_in_progress` (its `detail` names the run) while the tenant’s last requested run waits to start or runs: a tenant runs one at a time, since every run pages the platform’s shared Stripe account; `429 rate_limited` (with `Retry-After`) past the requested runs a tenant may start in an hour (6 by default).
          */
         post: operations["postReconciliationRuns"];
         delete?: never;

@@ -1,0 +1,89 @@
+/**
+ * The reconciliation's reads at Stripe take their tenant's turn first (issue 76): every list page and every retrieve
+ * waits for `pace(tenantId)`, so a tenant's share of the platform's Stripe rate is its own, and the pacer's per-key turns
+ * keep a tenant paging a busy account from delaying another's reads. A tiny server stands in for Stripe's list
+ * endpoints (pages of one object each, so a list takes several pages).
+ */
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { stripeReconciliationSource } from '../../../../adapters/stripe/stripe-reconciliation-source.ts'
+import { createPacer } from '../../../../infra/pacer.ts'
+
+/** Objects each list endpoint holds; one per page. */
+const PER_LIST = 3
+let server: Server
+let apiBase: string
+const requests: string[] = []
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://stripe')
+    requests.push(url.pathname)
+    const after = url.searchParams.get('starting_after')
+    const index = after === null ? 0 : Number(after.split('_').at(-1)) + 1
+    const kind = url.pathname.split('/')[2]!
+    res.setHeader('content-type', 'application/json')
+    res.end(
+      JSON.stringify({
+        object: 'list',
+        url: url.pathname,
+        has_more: index + 1 < PER_LIST,
+        // Another tenant's objects: the source drops them, and they are all it sees.
+        data: [
+          {
+            id: `${kind}_${index}`,
+            object: kind,
+            created: 1,
+            amount: 100,
+            currency: 'usd',
+            metadata: { tenant_id: 'tnt_other' },
+            // What an event carries.
+            data: { object: { id: 'pi_1', object: 'payment_intent', metadata: { tenant_id: 'tnt_other' } } },
+          },
+        ],
+      })
+    )
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  apiBase = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}, 10_000)
+
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve))
+})
+
+const window = { from: new Date(0), to: new Date(10_000) }
+
+describe("the reconciliation's Stripe reads", () => {
+  it("take the tenant's turn before every page", async () => {
+    const turns: string[] = []
+    const source = stripeReconciliationSource({ secretKey: 'sk_test_x', apiBase }, async (tenantId) => {
+      turns.push(tenantId)
+    })
+    requests.length = 0
+    await source.list('tnt_a', window)
+    await source.changed!('tnt_a', window)
+    // Four lists and the events, three pages each; one turn per request, all of them the tenant's.
+    expect(requests).toHaveLength(5 * PER_LIST)
+    expect(turns).toEqual(requests.map(() => 'tnt_a'))
+  })
+
+  it("keep a tenant over its share waiting, and another tenant's reads not", async () => {
+    const pacer = createPacer({
+      perSecond: 20,
+      burst: 1,
+      maxWaitMs: 60_000,
+      what: 'reads',
+      refuse: (_s, detail) => new Error(detail),
+    })
+    const source = stripeReconciliationSource({ secretKey: 'sk_test_x', apiBase }, (tenantId) => pacer.take(tenantId))
+    const started = performance.now()
+    const busy = source.list('tnt_a', window).then(() => performance.now() - started)
+    const other = source.changed!('tnt_b', window).then(() => performance.now() - started)
+    const [busyMs, otherMs] = await Promise.all([busy, other])
+    // A's twelve requests at 20 a second take at least 11 intervals (550 ms); B's three, its own turns, far less.
+    expect(busyMs).toBeGreaterThanOrEqual(500)
+    expect(otherMs).toBeLessThan(busyMs / 2)
+  })
+})
