@@ -24,7 +24,6 @@ import { drainConnections } from './drain-connections.ts'
 import type { AppDeps } from './app-env.ts'
 import { buildDeps } from './deps.ts'
 import { checkSealedSecrets, sealedSecretsProblem } from '../domain/sealed-secrets-check.ts'
-import { createSecretBox } from '../infra/secret-box.ts'
 import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
 import { readiness } from './routes/health/index.ts'
 
@@ -51,7 +50,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
   const { deps, close } = buildDeps(config, logger, clock)
   // Before serving: a key-encryption key that cannot open what the database holds is said now, loudly, and keeps
   // the API unready (its readiness names the columns and key ids), rather than surfacing as 500s later.
-  const secretsCheck = await checkSealedSecrets(deps.db, createSecretBox(config.SECRETS_ENCRYPTION_KEYS))
+  const secretsCheck = await checkSealedSecrets(deps.db, deps.secrets)
   if (secretsCheck.problems.length > 0) logger.error(sealedSecretsProblem(secretsCheck))
   const app = createApp(deps)
   await deps.revocations.start()

@@ -8,34 +8,52 @@
  */
 import { Prisma } from '../generated/prisma/client.ts'
 import type { Db } from '../infra/db.ts'
-import type { SecretBox } from '../infra/secret-box.ts'
-import { TENANT_SECRET_COLUMNS } from './sealed-secrets.ts'
+import type { SecretBinding, SecretBox } from '../infra/secret-box.ts'
+import { signingKeyAt, TENANT_SECRET_COLUMNS } from './sealed-secrets.ts'
 
 /** What the check found: nothing when every sample opens. */
 export interface SealedSecretsCheck {
   /** Samples opened, one per column and key id. */
   opened: number
+  /**
+   * Whether a re-seal recorded that every stored secret is sealed and bound: the box then refuses clear and unbound
+   * values from now on (infra/secret-box.ts).
+   */
+  allBound: boolean
   /** One line per column and key id that does not open, naming both and what to do. */
   problems: string[]
 }
 
-/** One sealed value per key id of a text column (the key id is the third `:`-separated field). */
-async function samplesOf(db: Db, table: string, column: string): Promise<string[]> {
-  const rows = await db.$queryRaw<Array<{ value: string }>>`
-    SELECT DISTINCT ON (split_part(${Prisma.raw(column)}, ':', 3)) ${Prisma.raw(column)} AS value
-    FROM ${Prisma.raw(table)} WHERE ${Prisma.raw(column)} LIKE 'enc:v1:%'`
-  return rows.map((row) => row.value)
+interface Sample {
+  value: string
+  place: SecretBinding
+}
+
+/**
+ * One sealed value per form and key id of a text column (`enc:<form>:<key id>:…`: the second and third fields), with
+ * its row, which a bound value needs to open.
+ */
+async function samplesOf(db: Db, table: string, column: string): Promise<Sample[]> {
+  const rows = await db.$queryRaw<Array<{ id: string; value: string }>>`
+    SELECT DISTINCT ON (split_part(${Prisma.raw(column)}, ':', 2), split_part(${Prisma.raw(column)}, ':', 3))
+           id, ${Prisma.raw(column)} AS value
+    FROM ${Prisma.raw(table)} WHERE ${Prisma.raw(column)} LIKE 'enc:v%'`
+  return rows.map((row) => ({ value: row.value, place: { table, column, rowId: row.id } }))
 }
 
 /** The platform's token-signing keys are a JSON string when sealed. */
-async function signingKeySamples(db: Db): Promise<string[]> {
-  const rows = await db.$queryRaw<Array<{ value: string }>>`
-    SELECT DISTINCT ON (split_part(private_jwk #>> '{}', ':', 3)) private_jwk #>> '{}' AS value
-    FROM signing_keys WHERE jsonb_typeof(private_jwk) = 'string' AND private_jwk #>> '{}' LIKE 'enc:v1:%'`
-  return rows.map((row) => row.value)
+async function signingKeySamples(db: Db): Promise<Sample[]> {
+  const rows = await db.$queryRaw<Array<{ kid: string; value: string }>>`
+    SELECT DISTINCT ON (split_part(private_jwk #>> '{}', ':', 2), split_part(private_jwk #>> '{}', ':', 3))
+           kid, private_jwk #>> '{}' AS value
+    FROM signing_keys WHERE jsonb_typeof(private_jwk) = 'string' AND private_jwk #>> '{}' LIKE 'enc:v%'`
+  return rows.map((row) => ({ value: row.value, place: signingKeyAt(row.kid) }))
 }
 
-/** Opens one sealed value of each column per key id with `secrets`. */
+/**
+ * Opens one sealed value of each column per form and key id with `secrets`, and, when a re-seal recorded that every
+ * value is sealed and bound, tells `secrets` to refuse clear and unbound values from now on.
+ */
 export async function checkSealedSecrets(db: Db, secrets: SecretBox): Promise<SealedSecretsCheck> {
   const columns = [
     { name: 'signing_keys.private_jwk', samples: await signingKeySamples(db) },
@@ -46,11 +64,12 @@ export async function checkSealedSecrets(db: Db, secrets: SecretBox): Promise<Se
       }))
     )),
   ]
-  const check: SealedSecretsCheck = { opened: 0, problems: [] }
+  const state = await db.sealedSecretsState.findUnique({ where: { id: true } })
+  const check: SealedSecretsCheck = { opened: 0, problems: [], allBound: Boolean(state?.allBoundAt) }
   for (const { name, samples } of columns) {
     for (const sample of samples) {
       try {
-        secrets.open(sample)
+        secrets.open(sample.value, sample.place)
         check.opened++
       } catch (error) {
         // The box's messages name the key id and never quote the value.
@@ -58,6 +77,7 @@ export async function checkSealedSecrets(db: Db, secrets: SecretBox): Promise<Se
       }
     }
   }
+  if (check.allBound) secrets.refuseUnbound()
   return check
 }
 

@@ -12,7 +12,7 @@
  */
 import { Prisma } from '../generated/prisma/client.ts'
 import type { Db, Queryable } from '../infra/db.ts'
-import type { SecretBox } from '../infra/secret-box.ts'
+import type { SecretBinding, SecretBox } from '../infra/secret-box.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 
 /** A text column of a tenant table that holds sealed secrets. */
@@ -20,6 +20,26 @@ export interface TenantColumn {
   table: 'webhook_endpoints' | 'agent_workflows'
   column: 'secret' | 'previous_secret' | 'signing_key' | 'previous_signing_key' | 'webhook_secret'
 }
+
+/** A webhook endpoint's secret column, as a sealed value's place (infra/secret-box.ts binds each value to it). */
+export const endpointSecretAt = (
+  rowId: string,
+  column: 'secret' | 'previous_secret' | 'signing_key' | 'previous_signing_key'
+): SecretBinding => ({ table: 'webhook_endpoints', column, rowId })
+
+/** An agent workflow's webhook secret, as a sealed value's place. */
+export const agentSecretAt = (rowId: string): SecretBinding => ({
+  table: 'agent_workflows',
+  column: 'webhook_secret',
+  rowId,
+})
+
+/** A token-signing key's private half, as a sealed value's place. */
+export const signingKeyAt = (kid: string): SecretBinding => ({
+  table: 'signing_keys',
+  column: 'private_jwk',
+  rowId: kid,
+})
 
 /** Every tenant column that holds a secret, sealed; `signing_keys.private_jwk` (platform-wide) is handled apart. */
 export const TENANT_SECRET_COLUMNS: readonly TenantColumn[] = [
@@ -30,8 +50,15 @@ export const TENANT_SECRET_COLUMNS: readonly TenantColumn[] = [
   { table: 'agent_workflows', column: 'webhook_secret' },
 ]
 
-/** The label of a value's state: the key id that sealed it, or `clear`. */
-const stateOf = (secrets: SecretBox, stored: string) => secrets.keyIdOf(stored) ?? 'clear'
+/** The label of a value's state: the key id that sealed it (`<id> unbound` for the old form), or `clear`. */
+const stateOf = (secrets: SecretBox, stored: string) => {
+  const keyId = secrets.keyIdOf(stored)
+  return keyId === undefined ? 'clear' : secrets.isBound(stored) ? keyId : `${keyId} unbound`
+}
+
+/** Whether a value needs nothing from a re-seal: sealed under the current key and bound to its place. */
+const current = (secrets: SecretBox, stored: string) =>
+  secrets.keyIdOf(stored) === secrets.currentKeyId && secrets.isBound(stored)
 
 /** Counts of values by state, per `<table>.<column>`. */
 export type SecretsStatus = Record<string, Record<string, number>>
@@ -62,8 +89,9 @@ async function visitTenantColumn(
     WHERE tenant_id = ${tenantId} AND ${Prisma.raw(column)} IS NOT NULL`
   for (const row of rows) {
     visit(name, stateOf(secrets, row.value))
-    if (!report || secrets.keyIdOf(row.value) === secrets.currentKeyId) continue
-    const sealed = secrets.seal(secrets.open(row.value))
+    if (!report || current(secrets, row.value)) continue
+    const place = { table, column, rowId: row.id }
+    const sealed = secrets.seal(secrets.open(row.value, place), place)
     const changed = await tx.$executeRaw`
       UPDATE ${Prisma.raw(table)} SET ${Prisma.raw(column)} = ${sealed}
       WHERE id = ${row.id} AND ${Prisma.raw(column)} = ${row.value}`
@@ -80,10 +108,11 @@ async function visitSigningKeys(db: Db, secrets: SecretBox, report: ResealReport
   for (const row of rows) {
     const stored = typeof row.value === 'string' ? row.value : undefined
     visit(name, stored === undefined ? 'clear' : stateOf(secrets, stored))
-    if (!report || (stored !== undefined && secrets.keyIdOf(stored) === secrets.currentKeyId)) continue
-    const plain = stored === undefined ? JSON.stringify(row.value) : secrets.open(stored)
+    if (!report || (stored !== undefined && current(secrets, stored))) continue
+    const place = signingKeyAt(row.kid)
+    const plain = stored === undefined ? JSON.stringify(row.value) : secrets.open(stored, place)
     const changed = await db.$executeRaw`
-      UPDATE signing_keys SET private_jwk = to_jsonb(${secrets.seal(plain)}::text)
+      UPDATE signing_keys SET private_jwk = to_jsonb(${secrets.seal(plain, place)}::text)
       WHERE kid = ${row.kid} AND private_jwk::text = ${row.text}`
     if (changed === 1) report.resealed++
     else report.skipped++
@@ -116,11 +145,26 @@ export async function sealedSecretsStatus(db: Db, secrets: SecretBox): Promise<S
 }
 
 /**
- * Seals every stored secret not sealed under the current key (legacy clear values, values of older keys).
+ * Seals every stored secret not sealed under the current key and bound to its row (legacy clear values, unbound
+ * values, values of older keys). When the pass leaves no clear and no unbound value anywhere, it records so
+ * (`sealed_secrets_state`): processes started from then on refuse clear and unbound values.
+ * @returns per column what was re-sealed, and whether every value is now sealed and bound
  * @throws Error when a value is sealed under a key no longer in the ring (it stays as it is; nothing is lost)
  */
-export async function resealSecrets(db: Db, secrets: SecretBox): Promise<ResealReport> {
+export async function resealSecrets(db: Db, secrets: SecretBox): Promise<{ columns: ResealReport; allBound: boolean }> {
   const report: ResealReport = {}
   await visitAll(db, secrets, () => undefined, report)
-  return report
+  // Looked at again: a value written meanwhile by an older process, or skipped as changed, keeps the record unset.
+  let legacy = 0
+  await visitAll(db, secrets, (_name, state) => {
+    if (state === 'clear' || state.endsWith(' unbound')) legacy++
+  })
+  if (legacy === 0) {
+    await db.sealedSecretsState.upsert({
+      where: { id: true },
+      create: { id: true, allBoundAt: new Date() },
+      update: { allBoundAt: new Date() },
+    })
+  }
+  return { columns: report, allBound: legacy === 0 }
 }

@@ -29,7 +29,7 @@ import {
   OpenTelemetryActivityOutboundInterceptor,
 } from '@temporalio/interceptors-opentelemetry'
 import { NO_TRACING, type Tracing } from '../infra/tracing/tracing.ts'
-import { createSecretBox } from '../infra/secret-box.ts'
+import { createSecretBox, type SecretBox } from '../infra/secret-box.ts'
 
 export interface WorkerDeps {
   config: Pick<
@@ -72,6 +72,8 @@ export interface WorkerDeps {
   tracing?: Tracing
   /** The models, stores and file readers, shared with the knowledge worker; built from `config` when absent. */
   ai?: AiRuntime
+  /** The secrets box the start-up check configured (domain/sealed-secrets-check.ts); built from `config` when absent. */
+  secrets?: SecretBox
 }
 
 /** The workflow entry module; the worker bundles it with webpack at start, unless given a bundle made from it. */
@@ -128,6 +130,7 @@ export function createWorker({
   tracing = NO_TRACING,
   logger,
   ai = createAiRuntime(config),
+  secrets = createSecretBox(config.SECRETS_ENCRYPTION_KEYS),
 }: WorkerDeps): Promise<Worker> {
   if (logger) logAiModels(logger, ai)
   return Worker.create({
@@ -140,7 +143,7 @@ export function createWorker({
     activities: createActivities({
       db,
       webhooks: webhookSettings(config),
-      secrets: createSecretBox(config.SECRETS_ENCRYPTION_KEYS),
+      secrets,
       stopping,
       metrics,
       ai,

@@ -65,7 +65,8 @@ export async function runWorker(options: WorkerRunOptions) {
   const db = createDb(databaseLogins(config), config.DATABASE_POOL_MAX, WORKER_APPLICATION_NAME)
   registerPoolGauge(metrics, db)
   // A worker whose key cannot open the stored secrets would retry every delivery for ever: it refuses to start.
-  const secretsCheck = await checkSealedSecrets(db, createSecretBox(config.SECRETS_ENCRYPTION_KEYS))
+  const secrets = createSecretBox(config.SECRETS_ENCRYPTION_KEYS)
+  const secretsCheck = await checkSealedSecrets(db, secrets)
   if (secretsCheck.problems.length > 0) {
     logger.error(sealedSecretsProblem(secretsCheck))
     await closeDb(db)
@@ -74,7 +75,7 @@ export async function runWorker(options: WorkerRunOptions) {
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS })
   try {
     const ai = createAiRuntime(config)
-    const worker = await createWorker({ config, connection, db, stopping, metrics, tracing, logger, ai })
+    const worker = await createWorker({ config, connection, db, stopping, metrics, tracing, logger, ai, secrets })
     const knowledgeWorker = await createKnowledgeWorker({ config, connection, db, ai })
     // The key id, never the key: operators see which key new payloads are encrypted with.
     const payloadEncryptionKeyId = config.TEMPORAL_CODEC_KEYS?.currentKeyId ?? 'off'

@@ -9,6 +9,7 @@ import type { Clock } from '../../infra/clock.ts'
 import type { Db, Queryable } from '../../infra/db.ts'
 import type { SecretBox } from '../../infra/secret-box.ts'
 import { newId } from '../ids.ts'
+import { signingKeyAt } from '../sealed-secrets.ts'
 
 export const SIGNING_ALGORITHM = 'ES256'
 const CACHE_TTL_MS = 60_000
@@ -40,11 +41,12 @@ interface LoadedKey {
 }
 
 /** The stored form of a private JWK: sealed, as a JSON string. */
-const sealPrivateJwk = (secrets: SecretBox, jwk: JWK): string => secrets.seal(JSON.stringify(jwk))
+const sealPrivateJwk = (secrets: SecretBox, kid: string, jwk: JWK): string =>
+  secrets.seal(JSON.stringify(jwk), signingKeyAt(kid))
 
 /** A stored private JWK opened: a sealed string, or a legacy clear JWK object. */
-const openPrivateJwk = (secrets: SecretBox, stored: unknown): JWK =>
-  typeof stored === 'string' ? (JSON.parse(secrets.open(stored)) as JWK) : (stored as JWK)
+const openPrivateJwk = (secrets: SecretBox, kid: string, stored: unknown): JWK =>
+  typeof stored === 'string' ? (JSON.parse(secrets.open(stored, signingKeyAt(kid))) as JWK) : (stored as JWK)
 
 /**
  * Creates the signing-key store.
@@ -92,7 +94,12 @@ export function createSigningKeys(
     const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SIGNING_ALGORITHM, use: 'sig' }
     const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALGORITHM }
     await client.signingKey.create({
-      data: { kid, algorithm: SIGNING_ALGORITHM, publicJwk, privateJwk: sealPrivateJwk(options.secrets, privateJwk) },
+      data: {
+        kid,
+        algorithm: SIGNING_ALGORITHM,
+        publicJwk,
+        privateJwk: sealPrivateJwk(options.secrets, kid, privateJwk),
+      },
     })
   }
 
@@ -115,7 +122,7 @@ export function createSigningKeys(
     const stored = current.privateJwk
     return {
       kid: current.kid,
-      privateKey: await importKey(`private:${current.kid}`, () => openPrivateJwk(options.secrets, stored)),
+      privateKey: await importKey(`private:${current.kid}`, () => openPrivateJwk(options.secrets, current.kid, stored)),
     }
   }
 

@@ -58,7 +58,7 @@ export async function attemptDelivery(
   const attemptedAt = deps.now()
   // The window runs from the first attempt actually made, not from when the event was recorded.
   const firstAttemptAt = delivery.firstAttemptAt ?? attemptedAt
-  const headers = signatureHeaders(signingMaterial(delivery.endpoint, attemptedAt, deps.secrets), {
+  const headers = signatureHeaders(signingMaterial(delivery.endpointId, delivery.endpoint, attemptedAt, deps.secrets), {
     eventId: delivery.event.id,
     timestamp: Math.floor(attemptedAt.getTime() / 1000),
     body,

@@ -20,6 +20,7 @@ import { signatureHeaders, type SigningMaterial } from './sign-delivery.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
 import { systemClock, type Clock } from '../../infra/clock.ts'
 import type { SecretBox } from '../../infra/secret-box.ts'
+import { endpointSecretAt } from '../sealed-secrets.ts'
 
 export interface DeliverOnceDeps {
   db: Db
@@ -145,14 +146,26 @@ export const endpointOfRow = (row: Record<string, unknown>): LoadedDelivery['end
  * The keys that sign now, opened: the current ones, and the previous ones until their rotation overlap ends. Opening
  * is an AES-GCM decryption of a few dozen bytes per key (microseconds), on the row the attempt loaded anyway.
  */
-export function signingMaterial(endpoint: LoadedDelivery['endpoint'], now: Date, secrets: SecretBox): SigningMaterial {
+export function signingMaterial(
+  endpointId: string,
+  endpoint: LoadedDelivery['endpoint'],
+  now: Date,
+  secrets: SecretBox
+): SigningMaterial {
   const previousValid = endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now
-  const keep = (current: string | null, previous: string | null) =>
-    [current, previousValid ? previous : null].filter((k): k is string => k !== null).map((k) => secrets.open(k))
+  const at = (column: Parameters<typeof endpointSecretAt>[1]) => endpointSecretAt(endpointId, column)
+  const opened = (stored: string | null, column: Parameters<typeof endpointSecretAt>[1]) =>
+    stored === null ? [] : [secrets.open(stored, at(column))]
   return {
     scheme: endpoint.signingScheme === 'V2' ? 'v2' : 'v1',
-    secrets: keep(endpoint.secret, endpoint.previousSecret),
-    signingKeys: keep(endpoint.signingKey, endpoint.previousSigningKey),
+    secrets: [
+      ...opened(endpoint.secret, 'secret'),
+      ...(previousValid ? opened(endpoint.previousSecret, 'previous_secret') : []),
+    ],
+    signingKeys: [
+      ...opened(endpoint.signingKey, 'signing_key'),
+      ...(previousValid ? opened(endpoint.previousSigningKey, 'previous_signing_key') : []),
+    ],
   }
 }
 
@@ -192,7 +205,7 @@ export async function deliverOnce(deps: DeliverOnceDeps, input: DeliverOnceInput
   // The window runs from the first attempt actually made, not from when the workflow was scheduled.
   const firstAttemptAt = input.firstAttemptAt ?? attemptedAt.getTime()
   const body = JSON.stringify(toEnvelope(loaded.event))
-  const headers = signatureHeaders(signingMaterial(loaded.endpoint, attemptedAt, deps.secrets), {
+  const headers = signatureHeaders(signingMaterial(loaded.endpointId, loaded.endpoint, attemptedAt, deps.secrets), {
     eventId: loaded.event.id,
     timestamp: Math.floor(attemptedAt.getTime() / 1000),
     body,

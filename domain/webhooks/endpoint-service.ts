@@ -4,7 +4,8 @@
  * stored sealed (infra/secret-box.ts); a row keeps them so, and only the issued secret leaves in clear, once.
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
-import type { SecretBox } from '../../infra/secret-box.ts'
+import type { SecretBinding, SecretBox } from '../../infra/secret-box.ts'
+import { endpointSecretAt } from '../sealed-secrets.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { conflict, notFound } from '../errors.ts'
 import type { EventEnvelope } from '../events/event-envelope.ts'
@@ -31,9 +32,9 @@ export interface EndpointWithSecret {
   secret: string
 }
 
-/** Keeps a stored value sealed under the current key: a legacy clear one is sealed as it is carried over. */
-const resealed = (secrets: SecretBox, stored: string | null) =>
-  stored === null ? null : secrets.seal(secrets.open(stored))
+/** A stored value carried to another column: opened at its place, sealed (under the current key) at the new one. */
+const moved = (secrets: SecretBox, stored: string | null, from: SecretBinding, to: SecretBinding) =>
+  stored === null ? null : secrets.seal(secrets.open(stored, from), to)
 
 const scheme = (value: 'v1' | 'v2') => (value === 'v2' ? 'V2' : 'V1')
 
@@ -58,16 +59,17 @@ export async function createEndpoint(
     throw conflict(`A tenant may have at most ${MAX_ENDPOINTS_PER_TENANT} webhook endpoints; delete one first.`)
   }
   const secret = newWebhookSecret()
+  const id = newId('webhookEndpoint')
   const endpoint = await uow.tx.webhookEndpoint.create({
     data: {
-      id: newId('webhookEndpoint'),
+      id,
       tenantId: uow.tenantId,
       url,
       description: fields.description ?? null,
       eventTypes: fields.events,
       signingScheme: scheme(fields.signingScheme),
-      secret: secrets.seal(secret),
-      signingKey: fields.asymmetricSigning ? secrets.seal(newSigningKey()) : null,
+      secret: secrets.seal(secret, endpointSecretAt(id, 'secret')),
+      signingKey: fields.asymmetricSigning ? secrets.seal(newSigningKey(), endpointSecretAt(id, 'signing_key')) : null,
       enabled: fields.enabled,
       createdBy: grantor,
       disabledReason: fields.enabled ? null : 'MANUAL',
@@ -148,7 +150,11 @@ export async function updateEndpoint(
       description: fields.description ?? null,
       eventTypes: fields.events,
       signingScheme: scheme(fields.signingScheme),
-      signingKey: keepKey ? current.signingKey : fields.asymmetricSigning ? secrets.seal(newSigningKey()) : null,
+      signingKey: keepKey
+        ? current.signingKey
+        : fields.asymmetricSigning
+          ? secrets.seal(newSigningKey(), endpointSecretAt(current.id, 'signing_key'))
+          : null,
       previousSigningKey: keepKey ? current.previousSigningKey : null,
       enabled: fields.enabled,
       ...(patch.enabled === true ? { createdBy: grantor } : {}),
@@ -184,14 +190,15 @@ export async function rotateEndpointSecret(
 ): Promise<EndpointWithSecret> {
   const current = await getEndpoint(uow, id)
   const secret = newWebhookSecret()
+  const at = (column: Parameters<typeof endpointSecretAt>[1]) => endpointSecretAt(current.id, column)
   const endpoint = await uow.tx.webhookEndpoint.update({
     where: { id: current.id },
     data: {
-      secret: secrets.seal(secret),
-      previousSecret: resealed(secrets, current.secret),
+      secret: secrets.seal(secret, at('secret')),
+      previousSecret: moved(secrets, current.secret, at('secret'), at('previous_secret')),
       previousSecretExpiresAt: new Date(now.getTime() + ROTATION_OVERLAP_MS),
-      signingKey: current.signingKey === null ? null : secrets.seal(newSigningKey()),
-      previousSigningKey: resealed(secrets, current.signingKey),
+      signingKey: current.signingKey === null ? null : secrets.seal(newSigningKey(), at('signing_key')),
+      previousSigningKey: moved(secrets, current.signingKey, at('signing_key'), at('previous_signing_key')),
     },
   })
   return { endpoint, secret }

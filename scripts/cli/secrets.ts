@@ -2,7 +2,8 @@
  * @module `secrets` commands: the secrets kept sealed at rest (domain/sealed-secrets.ts; docs/security.md, "Secrets at
  * rest"). `status` counts the stored values by the key that sealed them; `reseal` seals under the current key
  * (SECRETS_ENCRYPTION_KEYS' first) every value that is not: after an upgrade, the values written in clear before
- * sealing; after a rotation, the values of the older keys, which can then leave the ring.
+ * sealing; after a rotation, the values of the older keys, which can then leave the ring. Every value it seals is
+ * bound to its row; `allBound` says the pass left no clear and no unbound value, after which processes refuse them.
  */
 import { resealSecrets, sealedSecretsStatus } from '../../domain/sealed-secrets.ts'
 import { printJson, secretBoxOf, withDatabase, type CliContext } from './database.ts'
@@ -16,7 +17,7 @@ export async function secrets(command: string | undefined, _args: string[], cli:
     if (command === 'status') {
       printJson(cli, { currentKeyId: box.currentKeyId, columns: await sealedSecretsStatus(db, box) })
     } else {
-      printJson(cli, { currentKeyId: box.currentKeyId, columns: await resealSecrets(db, box) })
+      printJson(cli, { currentKeyId: box.currentKeyId, ...(await resealSecrets(db, box)) })
     }
   })
 }

@@ -13,6 +13,7 @@ import { cli as runInProcess } from '../support/operator-cli.ts'
 import { settled, textFile, upload } from '../support/knowledge-http.ts'
 import { eventually, startPlatform, type Platform, databaseEnvOf } from '../support/platform.ts'
 import { replies, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
+import { agentSecretAt } from '../../domain/sealed-secrets.ts'
 
 let platform: Platform
 let receiver: WebhookReceiver
@@ -468,8 +469,8 @@ describe('templates, CRUD and isolation', () => {
     expect(rotated.status).toBe(200)
     expect(rotated.body).toMatchObject({ id, webhookSecret: expect.stringMatching(/^whsec_/) })
     // Stored sealed (infra/secret-box.ts): the rotation replaced what the stored value opens to.
-    expect(stored.webhookSecret).toMatch(/^enc:v1:/)
-    expect(rotated.body.webhookSecret).not.toBe(platform.api.deps.secrets.open(stored.webhookSecret))
+    expect(stored.webhookSecret).toMatch(/^enc:v2:/)
+    expect(rotated.body.webhookSecret).not.toBe(platform.api.deps.secrets.open(stored.webhookSecret, agentSecretAt(id)))
     expect((await post(`/v1/agent-workflows/${id}/rotate-secret`, undefined, otherToken)).status).toBe(404)
 
     expect((await get(`/v1/agent-workflows/${id}`, otherToken)).status).toBe(404)

@@ -11,6 +11,8 @@ import { createLocalJWKSet, jwtVerify, type JWK } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startApi } from '../../api/start-api.ts'
 import { newId } from '../../domain/ids.ts'
+import { endpointSecretAt, signingKeyAt } from '../../domain/sealed-secrets.ts'
+import { checkSealedSecrets } from '../../domain/sealed-secrets-check.ts'
 import { loadConfig } from '../../infra/config.ts'
 import { createLogger } from '../../infra/logger.ts'
 import { startWorkerProcess } from '../../scripts/start/worker-process.ts'
@@ -98,13 +100,23 @@ describe('a dump of the database', () => {
     // The stored values are sealed under the configured key (opened here only to know what to look for).
     const stored = await platform.db.webhookEndpoint.findUniqueOrThrow({ where: { id: endpoint.id } })
     const storedKeys = [stored.signingKey!, stored.previousSigningKey!]
-    for (const value of [stored.secret, stored.previousSecret!, ...storedKeys]) expect(value).toMatch(/^enc:v1:int1:/)
-    const ed25519 = storedKeys.map((value) => firstBox.open(value))
+    for (const value of [stored.secret, stored.previousSecret!, ...storedKeys]) expect(value).toMatch(/^enc:v2:int1:/)
+    const ed25519 = [
+      firstBox.open(stored.signingKey!, endpointSecretAt(endpoint.id, 'signing_key')),
+      firstBox.open(stored.previousSigningKey!, endpointSecretAt(endpoint.id, 'previous_signing_key')),
+    ]
+    // Bound to its row and column (issue 76): the key moved to the other column, or to another row, does not open.
+    expect(() => firstBox.open(stored.signingKey!, endpointSecretAt(endpoint.id, 'previous_signing_key'))).toThrow(
+      /moved from its row/
+    )
+    expect(() => firstBox.open(stored.secret, endpointSecretAt(newId('webhookEndpoint'), 'secret'))).toThrow(
+      /moved from its row/
+    )
     const signingKeys = await platform.db.signingKey.findMany()
     expect(signingKeys.length).toBeGreaterThan(0)
     const privateJwks = signingKeys.map((row) => {
-      expect(row.privateJwk).toEqual(expect.stringMatching(/^enc:v1:int1:/))
-      return JSON.parse(firstBox.open(row.privateJwk as string)) as JWK
+      expect(row.privateJwk).toEqual(expect.stringMatching(/^enc:v2:int1:/))
+      return JSON.parse(firstBox.open(row.privateJwk as string, signingKeyAt(row.kid))) as JWK
     })
     for (const jwk of privateJwks) expect(jwk.d).toMatch(/^[A-Za-z0-9_-]{43}$/)
 
@@ -186,10 +198,16 @@ describe('a rotation of the key-encryption key', () => {
     }
     const box = createSecretBox({ currentKeyId: 'int2', keys: new Map([['int2', second]]) })
     const endpoint = await platform.db.webhookEndpoint.findUniqueOrThrow({ where: { id: legacyEndpoint } })
-    expect(endpoint.secret).toMatch(/^enc:v1:int2:/)
-    expect(box.open(endpoint.secret)).toBe(legacySecret)
+    expect(endpoint.secret).toMatch(/^enc:v2:int2:/)
+    expect(box.open(endpoint.secret, endpointSecretAt(legacyEndpoint, 'secret'))).toBe(legacySecret)
     const key = await platform.db.signingKey.findUniqueOrThrow({ where: { kid: legacyKid } })
-    expect(JSON.parse(box.open(key.privateJwk as string))).toEqual(legacyJwk)
+    expect(JSON.parse(box.open(key.privateJwk as string, signingKeyAt(legacyKid)))).toEqual(legacyJwk)
+    // No clear and no unbound value is left, and that is recorded: a process checking at start refuses them from then
+    // on, so a clear secret written into a row afterwards (by whoever can write the database) is not used.
+    expect(resealed.out.allBound).toBe(true)
+    const started = createSecretBox({ currentKeyId: 'int2', keys: new Map([['int2', second]]) })
+    expect((await checkSealedSecrets(platform.db, started)).allBound).toBe(true)
+    expect(() => started.open(legacySecret, endpointSecretAt(legacyEndpoint, 'secret'))).toThrow(/in clear or unbound/)
     expect(await dump()).not.toContain(legacyJwk.d)
     expect(await dump()).not.toContain(legacySecret)
 
@@ -215,7 +233,7 @@ describe('a process whose key-encryption key cannot open what the database holds
       const body = (await readiness.json()) as { checks: { secrets: { status: string; error: string } } }
       expect(body.checks.secrets.status).toBe('down')
       expect(body.checks.secrets.error).toMatch(
-        /webhook_endpoints\.secret: A stored secret sealed with key "int2" does not open: altered, or the key differs/
+        /webhook_endpoints\.secret: A stored secret sealed with key "int2" does not open: altered, moved from its row, or the key differs/
       )
       expect(body.checks.secrets.error).toMatch(/signing_keys\.private_jwk/)
     } finally {

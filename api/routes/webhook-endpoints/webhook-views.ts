@@ -8,6 +8,7 @@ import type { EndpointRow } from '../../../domain/webhooks/endpoint-service.ts'
 import { publicKeyOf } from '../../../domain/webhooks/webhook-secrets.ts'
 import type { SecretBox } from '../../../infra/secret-box.ts'
 import type { WebhookDelivery, WebhookEndpoint } from './webhook-schemas.ts'
+import { endpointSecretAt } from '../../../domain/sealed-secrets.ts'
 
 const iso = (value: Date | null) => value?.toISOString() ?? null
 
@@ -16,7 +17,8 @@ const iso = (value: Date | null) => value?.toISOString() ?? null
  * @param secrets - opens their sealed Ed25519 keys, to derive the public keys
  */
 export function endpointView(secrets: SecretBox) {
-  const publicKey = (signingKey: string) => publicKeyOf(secrets.open(signingKey))
+  const publicKey = (id: string, signingKey: string, column: 'signing_key' | 'previous_signing_key') =>
+    publicKeyOf(secrets.open(signingKey, endpointSecretAt(id, column)))
   return (e: EndpointRow): z.infer<typeof WebhookEndpoint> => ({
     id: e.id,
     url: e.url,
@@ -24,10 +26,10 @@ export function endpointView(secrets: SecretBox) {
     events: e.eventTypes,
     signingScheme: e.signingScheme === 'V2' ? 'v2' : 'v1',
     asymmetricSigning: e.signingKey !== null,
-    publicKey: e.signingKey === null ? null : publicKey(e.signingKey),
+    publicKey: e.signingKey === null ? null : publicKey(e.id, e.signingKey, 'signing_key'),
     previousPublicKey:
       e.previousSigningKey !== null && e.previousSecretExpiresAt !== null && e.previousSecretExpiresAt > new Date()
-        ? publicKey(e.previousSigningKey)
+        ? publicKey(e.id, e.previousSigningKey, 'previous_signing_key')
         : null,
     enabled: e.enabled,
     disabledReason: e.disabledReason,

@@ -10,6 +10,7 @@ import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import type { Principal } from '../../auth/principal.ts'
 import { notFound, validationError } from '../../errors.ts'
 import { newId } from '../../ids.ts'
+import { agentSecretAt } from '../../sealed-secrets.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../../listing.ts'
 import { applyMergePatch, withoutNulls, type JsonObject } from '../../merge-patch.ts'
 import { checkEnabledWorkflowQuota } from './agent-quotas.ts'
@@ -107,15 +108,16 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
     const { scopes } = await checkConfig(uow, config, principal, deps.rules)
     if (config.enabled) await checkEnabledWorkflowQuota(uow, deps.maxEnabledWorkflows)
     const webhookSecret = newWebhookSecret()
+    const id = newId('agentWorkflow')
     const row = await uow.tx.agentWorkflow.create({
       data: {
-        id: newId('agentWorkflow'),
+        id,
         tenantId: uow.tenantId,
         templateId: typeof templateId === 'string' ? templateId : null,
         ...columnsOf(config),
         creatorScopes: scopes,
         createdBy: principal.actorId,
-        webhookSecret: deps.secrets.seal(webhookSecret),
+        webhookSecret: deps.secrets.seal(webhookSecret, agentSecretAt(id)),
       },
     })
     syncAfterCommit(uow, row.id)
@@ -132,7 +134,7 @@ export function createAgentWorkflowService(deps: AgentWorkflowServiceDeps) {
     const webhookSecret = newWebhookSecret()
     const workflow = await uow.tx.agentWorkflow.update({
       where: { id: row.id },
-      data: { webhookSecret: deps.secrets.seal(webhookSecret) },
+      data: { webhookSecret: deps.secrets.seal(webhookSecret, agentSecretAt(row.id)) },
     })
     return { workflow, webhookSecret }
   }

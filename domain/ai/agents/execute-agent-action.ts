@@ -9,6 +9,7 @@ import type { AgentContext } from './agent-context.ts'
 import type { Decision } from './agent-proposal.ts'
 import { clockOf, planOf, type AgentRunnerDeps, type RunRef } from './agent-run-plan.ts'
 import { AGENT_POSITION, CONTEXT_POSITION, FIRST_ACTION_POSITION, recordStep, stepAt } from './agent-run-store.ts'
+import { agentSecretAt } from '../../sealed-secrets.ts'
 
 /** Performs one configured action if its guard rail allows it; records the step. */
 export async function executeAgentAction(
@@ -59,7 +60,10 @@ export async function executeAgentAction(
     runId,
     key: `${runId}:${position}`,
     now: now(),
-    webhookSecret: loaded.webhookSecret === undefined ? undefined : deps.secrets.open(loaded.webhookSecret),
+    webhookSecret:
+      loaded.webhookSecret === undefined
+        ? undefined
+        : deps.secrets.open(loaded.webhookSecret, agentSecretAt(loaded.plan.agentWorkflowId)),
   }
   if (action.type === 'call_webhook') {
     const outcome = await postWebhookEffect(deps.poster, input)

@@ -1,7 +1,8 @@
 /**
  * Secrets at rest (infra/secret-box.ts, issue 55): sealed under the key ring's first key with AES-256-GCM, opened by
  * the key id each value names, refused when altered or when its key is gone; a rotation puts a new key first and old
- * values still open. SECRETS_ENCRYPTION_KEYS is required in production and the development key elsewhere.
+ * values still open; a bound value opens only at its table, column and row (issue 76). SECRETS_ENCRYPTION_KEYS is
+ * required in production, and the development key only where NODE_ENV says development or test.
  */
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
@@ -92,6 +93,40 @@ describe('the secret box', () => {
     // What it does not open it passes on as it is.
     expect(remembering.keyIdOf(a)).toBe('k1')
     expect(remembering.open(remembering.seal('d'))).toBe('d')
+  })
+})
+
+describe('a sealed value bound to its place (issue 76)', () => {
+  const at = (rowId: string, column = 'secret') => ({ table: 'webhook_endpoints', column, rowId })
+
+  it('opens only at the table, column and row it was sealed for', () => {
+    const box = createSecretBox(ring(['k1', k1]))
+    const sealed = box.seal(SECRET, at('whe_1'))
+    expect(sealed).toMatch(/^enc:v2:k1:/)
+    expect(box.isBound(sealed)).toBe(true)
+    expect(box.open(sealed, at('whe_1'))).toBe(SECRET)
+    // Copied to another tenant's endpoint, to the previous-secret column, or opened without a place: refused.
+    for (const elsewhere of [at('whe_2'), at('whe_1', 'previous_secret'), { ...at('whe_1'), table: 'agent_workflows' }])
+      expect(() => box.open(sealed, elsewhere)).toThrow(
+        /does not open: altered, moved from its row, or the key differs/
+      )
+    expect(() => box.open(sealed)).toThrow(/without naming the row/)
+    // The remembering box checks the place too, not only the stored value.
+    const remembering = rememberingOpened(box)
+    expect(remembering.open(sealed, at('whe_1'))).toBe(SECRET)
+    expect(() => remembering.open(sealed, at('whe_2'))).toThrow(/moved from its row/)
+  })
+
+  it('still opens unbound and clear values, until it is told every value was bound; then refuses them', () => {
+    const box = createSecretBox(ring(['k1', k1]))
+    const unbound = box.seal(SECRET)
+    expect(box.isBound(unbound)).toBe(false)
+    expect(box.open(unbound, at('whe_1'))).toBe(SECRET)
+    expect(box.open('whsec_clear', at('whe_1'))).toBe('whsec_clear')
+    box.refuseUnbound()
+    expect(() => box.open(unbound, at('whe_1'))).toThrow(/in clear or unbound, .*: refused/)
+    expect(() => box.open('whsec_clear', at('whe_1'))).toThrow(/in clear or unbound/)
+    expect(box.open(box.seal(SECRET, at('whe_1')), at('whe_1'))).toBe(SECRET)
   })
 })
 
