@@ -56,6 +56,8 @@ beforeAll(async () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       AI_VECTOR_STORE: 'postgres',
       KNOWLEDGE_PARSE_MAX_MEMORY_MB: String(MEMORY_BUDGET_MB),
+      // The production priority: the readers yield the CPU to B's work.
+      KNOWLEDGE_PARSE_NICE: '10',
       // One file waiting per tenant, three in all: most of A's files are turned away and come back on a timer.
       KNOWLEDGE_PARSE_WAITING_PER_TENANT: '1',
       KNOWLEDGE_PARSE_WAITING: '3',
@@ -117,11 +119,14 @@ describe("a tenant's hostile uploads", () => {
     const finals = await Promise.all(aDocuments.map((doc) => settled(platform, tenantA.token, doc.id, 1, 180_000)))
     const aDoneMs = Date.now() - started
     const byName = new Map(finals.map((doc) => [doc.name as string, doc]))
+    // Stopped by what decoding measured: the memory budget, or — on a machine too busy to give a lowered reader the
+    // CPU to decode that far — its deadline. Never read, never left running.
+    const bounded = new RegExp(
+      `^(Reading the file needed more than ${MEMORY_BUDGET_MB} MB of memory|Reading the file took longer than 20 s)`
+    )
     for (const kind of HOSTILE_PDF_KINDS) {
-      expect(byName.get(`${kind}.pdf`), kind).toMatchObject({
-        status: 'FAILED',
-        failureReason: `Reading the file needed more than ${MEMORY_BUDGET_MB} MB of memory; it is not indexed.`,
-      })
+      expect(byName.get(`${kind}.pdf`)?.status, kind).toBe('FAILED')
+      expect(byName.get(`${kind}.pdf`)?.failureReason, kind).toMatch(bounded)
     }
     expect(byName.get('evil.md')!.status).toBe('READY')
     expect(ordinary.map((file) => byName.get(file.name)!.status)).toEqual(ordinary.map(() => 'READY'))

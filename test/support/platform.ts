@@ -82,6 +82,10 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     // The lexical embeddings: a test of anything but the sentence model itself (which sets it) need not load 23 MB
     // of model into every API and worker it starts; their answers are the same for the features under test.
     AI_EMBEDDINGS_PROVIDER: 'local',
+    // Knowledge readers at the test's own priority: on two cores busy with other files, a reader lowered to nice 10
+    // waits seconds for a core, which is the point in production and only noise here (the hostile-upload file keeps
+    // the production value).
+    KNOWLEDGE_PARSE_NICE: '0',
     ...overrides,
   }
 }
