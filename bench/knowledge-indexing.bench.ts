@@ -21,6 +21,7 @@ import { renderPdf, type PdfBlock } from '../eval/pdf-writer.ts'
 import { closeDb, createDb } from '../infra/db.ts'
 import { freePort } from '../scripts/start/start-process.ts'
 import { startApiProcess, startWorkerProcess } from '../scripts/start/worker-process.ts'
+import { benchCall } from './bench-call.ts'
 import { startBenchServers } from './bench-servers.ts'
 import { runLoadInWorker, type LoadResult } from './load.ts'
 import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
@@ -65,21 +66,7 @@ const client = await provisionClient(db, {
   scopes: ['children', 'ai', 'ai.read'],
 })
 await closeDb(db)
-async function call(method: string, path: string, token: string, body?: unknown) {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${token}`,
-      ...(body === undefined
-        ? {}
-        : { 'Content-Type': 'application/json', 'Idempotency-Key': randomBytes(8).toString('hex') }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const json = (await response.json()) as Record<string, unknown>
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`)
-  return json
-}
+const call = benchCall(base)
 const token = await clientCredentialsToken(base, client)
 const child = await call('POST', '/v1/children', token, {
   firstName: 'Bench',
