@@ -55,15 +55,10 @@ async function signingKeySamples(db: Db): Promise<Sample[]> {
  * value is sealed and bound, tells `secrets` to refuse clear and unbound values from now on.
  */
 export async function checkSealedSecrets(db: Db, secrets: SecretBox): Promise<SealedSecretsCheck> {
-  const columns = [
-    { name: 'signing_keys.private_jwk', samples: await signingKeySamples(db) },
-    ...(await Promise.all(
-      TENANT_SECRET_COLUMNS.map(async ({ table, column }) => ({
-        name: `${table}.${column}`,
-        samples: await samplesOf(db, table, column),
-      }))
-    )),
-  ]
+  // One query after the other, on one connection: at start, beside every other process starting, not a burst.
+  const columns = [{ name: 'signing_keys.private_jwk', samples: await signingKeySamples(db) }]
+  for (const { table, column } of TENANT_SECRET_COLUMNS)
+    columns.push({ name: `${table}.${column}`, samples: await samplesOf(db, table, column) })
   const state = await db.sealedSecretsState.findUnique({ where: { id: true } })
   const check: SealedSecretsCheck = { opened: 0, problems: [], allBound: Boolean(state?.allBoundAt) }
   for (const { name, samples } of columns) {
