@@ -51,8 +51,11 @@ export const AI_CONFIG_SHAPE = {
   KNOWLEDGE_PARSE_MAX_MEMORY_MB: z.coerce.number().int().min(64).default(512),
   /** Added to the worker's nice value for its reader processes, so they yield the CPU to everything else. */
   KNOWLEDGE_PARSE_NICE: z.coerce.number().int().min(0).max(19).default(10),
-  /** Files read at once by one worker (each in its own process); waiting files are taken tenant by tenant. */
-  KNOWLEDGE_PARSE_PROCESSES: z.coerce.number().int().positive().max(16).default(1),
+  /**
+   * Files read at once by one worker (each in its own process); waiting files are taken tenant by tenant. Two: with
+   * one, twelve PDF bombs and 200 files of one tenant took 200 s to settle, with two 92 s (docs/benchmarks.md).
+   */
+  KNOWLEDGE_PARSE_PROCESSES: z.coerce.number().int().positive().max(16).default(2),
   /** Files waiting for a reader, of one tenant and in all; past either, indexing waits on a durable timer. */
   KNOWLEDGE_PARSE_WAITING_PER_TENANT: z.coerce.number().int().nonnegative().default(2),
   KNOWLEDGE_PARSE_WAITING: z.coerce.number().int().nonnegative().default(8),
