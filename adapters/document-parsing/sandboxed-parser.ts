@@ -36,6 +36,8 @@ interface Job {
   document: DocumentToParse
   waiters: Set<Waiter>
   reader?: SandboxedReader
+  /** Read (or failed): a caller giving up now changes nothing, and its reader may be reading another file. */
+  done?: boolean
 }
 
 interface Waiter {
@@ -122,7 +124,7 @@ export class SandboxedDocumentParser implements DocumentParser {
 
   /** One caller stops waiting; the file is dropped (or its reading stopped) when nobody else waits for it. */
   private giveUp(job: Job, waiter: Waiter, reason: Error): void {
-    if (!job.waiters.delete(waiter)) return
+    if (job.done || !job.waiters.delete(waiter)) return
     waiter.reject(reason)
     if (job.waiters.size > 0) return
     if (job.reader) job.reader.cancel(reason)
@@ -180,6 +182,7 @@ export class SandboxedDocumentParser implements DocumentParser {
     } catch (error) {
       for (const waiter of job.waiters) waiter.reject(error as Error)
     } finally {
+      job.done = true
       if (!reader.usable) this.readers.delete(reader)
       if (job.document.key !== undefined && this.byKey.get(job.document.key) === job)
         this.byKey.delete(job.document.key)

@@ -215,6 +215,13 @@ describe('SandboxedDocumentParser against hostile files and hostile volumes', ()
     expect(alive(pids[0]!)).toBe(false)
     const next = await reader.parse(markdown('tnt_a', 'next'))
     expect(next.sections[0]!.headingPath).toEqual(['next'])
+    // A caller that gives up after its file was read changes nothing: the reader goes on with the next file.
+    const late = new AbortController()
+    await reader.parse(markdown('tnt_a', 'read'), late)
+    const serving = readerPids().filter((pid) => !before.has(pid))
+    late.abort(new Error('too late'))
+    await reader.parse(markdown('tnt_a', 'after'))
+    expect(readerPids().filter((pid) => !before.has(pid))).toEqual(serving)
   }, 30_000)
 })
 
