@@ -2,7 +2,8 @@
  * @module The API process: parse configuration, serve, and shut down gracefully on SIGINT/SIGTERM (in-flight
  * requests finish, the outbox sweep stops, connections close).
  */
-import { loadConfig, refuseImplicitDevelopmentKey } from '../infra/config.ts'
+import { loadConfig } from '../infra/config.ts'
+import { refuseImplicitDevelopmentKey } from '../infra/secrets-keyring.ts'
 import { createLogger } from '../infra/logger.ts'
 import { chooseRateLimitStore } from '../infra/rate-limiter.ts'
 import { installTracing } from '../infra/tracing/tracing.ts'

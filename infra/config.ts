@@ -309,40 +309,6 @@ export type Config = z.infer<typeof ConfigSchema> & { PUBLIC_URL: string; SECRET
 export const CONFIG_KEYS: readonly string[] = Object.keys(ConfigSchema.shape)
 
 /**
- * Refuses the development secrets key unless the environment asks for development or tests in so many words
- * (issue 76): a process started with no NODE_ENV and no SECRETS_ENCRYPTION_KEYS — a deployment that forgot both —
- * would otherwise seal its secrets with a key anyone can derive from the source. `npm start`, `npm run start:cluster`
- * and the test suite set NODE_ENV; the API, the worker and the operator CLI call this at start.
- * @throws Error naming both variables
- */
-export function refuseImplicitDevelopmentKey(env: Record<string, string | undefined>): void {
-  if (env.SECRETS_ENCRYPTION_KEYS || env.NODE_ENV === 'development' || env.NODE_ENV === 'test') return
-  throw new Error(
-    'Invalid configuration:\n  SECRETS_ENCRYPTION_KEYS: required unless NODE_ENV=development or NODE_ENV=test is ' +
-      'set (the development key is derivable from the source); `npm start` sets NODE_ENV=development'
-  )
-}
-
-/**
- * The secrets key ring alone, as {@link loadConfig} resolves it, for processes that read no other setting (the
- * operator CLI): SECRETS_ENCRYPTION_KEYS, required in production, the development key when NODE_ENV says development
- * or test.
- * @throws Error naming the variable when it is malformed, or missing outside development and tests
- */
-export function secretsKeyringFrom(env: Record<string, string | undefined>): CodecKeyring {
-  const parsed = ConfigSchema.shape.SECRETS_ENCRYPTION_KEYS.safeParse(env.SECRETS_ENCRYPTION_KEYS)
-  if (!parsed.success) {
-    throw new Error(`Invalid configuration:\n  SECRETS_ENCRYPTION_KEYS: ${parsed.error.issues[0]?.message}`)
-  }
-  if (parsed.data) return parsed.data
-  if (env.NODE_ENV === 'production') {
-    throw new Error('Invalid configuration:\n  SECRETS_ENCRYPTION_KEYS: required when NODE_ENV=production')
-  }
-  refuseImplicitDevelopmentKey(env)
-  return DEVELOPMENT_KEYRING
-}
-
-/**
  * Parses configuration from an environment map.
  * @param env - usually `process.env`
  * @throws Error listing every invalid variable

@@ -3,7 +3,8 @@
  * SIGINT/SIGTERM stops polling, lets running activities finish within the grace time, then closes connections.
  */
 import { Runtime } from '@temporalio/worker'
-import { loadConfig, refuseImplicitDevelopmentKey } from '../infra/config.ts'
+import { loadConfig } from '../infra/config.ts'
+import { refuseImplicitDevelopmentKey } from '../infra/secrets-keyring.ts'
 import { createLogger } from '../infra/logger.ts'
 import { lowerProcessPriority } from '../infra/process-priority.ts'
 import { exitOnPortInUse } from '../infra/metrics/metrics-server.ts'

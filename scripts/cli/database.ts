@@ -1,5 +1,5 @@
 /** @module The operator commands' context and database: DATABASE_URL, or the embedded database of `npm start`. */
-import { secretsKeyringFrom } from '../../infra/config.ts'
+import { secretsKeyringFrom } from '../../infra/secrets-keyring.ts'
 import { closeDb, createDb, databaseLogins, type Db } from '../../infra/db.ts'
 import { createSecretBox, type SecretBox } from '../../infra/secret-box.ts'
 import { openLocalDatabase } from '../db/local-database.ts'

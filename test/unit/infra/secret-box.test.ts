@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import type { CodecKeyring } from '../../../infra/codec-keys.ts'
-import { loadConfig, refuseImplicitDevelopmentKey, secretsKeyringFrom } from '../../../infra/config.ts'
+import { loadConfig } from '../../../infra/config.ts'
+import { refuseImplicitDevelopmentKey, secretsKeyringFrom } from '../../../infra/secrets-keyring.ts'
 import { createSecretBox, DEVELOPMENT_KEYRING, isSealedSecret, rememberingOpened } from '../../../infra/secret-box.ts'
 
 const ring = (...entries: Array<[string, Buffer]>): CodecKeyring => ({
