@@ -526,6 +526,19 @@ describe('a window older than Stripe keeps its events', () => {
   }, 90_000)
 })
 
+/** Waits for every run of `workflowIds` to end, and expects each to have begun after the one before it ended. */
+async function expectOneAtATime(workflowIds: string[]) {
+  for (const id of workflowIds) await outcomeOf(id)
+  const spans = await Promise.all(
+    workflowIds.map(async (id) => {
+      const info = await platform.temporal.workflow.getHandle(id).describe()
+      return [info.startTime.getTime(), info.closeTime!.getTime()] as const
+    })
+  )
+  spans.sort((a, b) => a[0] - b[0])
+  for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1])
+}
+
 describe('one run of a tenant at a time (issue 76)', () => {
   it('answers requests while the last run waits or runs with 409 and its id; runs never overlap', async () => {
     const t = await freshTenant()
@@ -549,15 +562,7 @@ describe('one run of a tenant at a time (issue 76)', () => {
       expect(started.some((id) => (answer.body.detail as string).includes(id))).toBe(true)
     }
     // Each run ended before the next began.
-    for (const id of started) await outcomeOf(id)
-    const spans = await Promise.all(
-      started.map(async (id) => {
-        const info = await platform.temporal.workflow.getHandle(id).describe()
-        return [info.startTime.getTime(), info.closeTime!.getTime()] as const
-      })
-    )
-    spans.sort((a, b) => a[0] - b[0])
-    for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1])
+    await expectOneAtATime(started)
     // Once the last one ended, the tenant may ask again.
     const again = await ask()
     expect(again.status, JSON.stringify(again.body)).toBe(202)
@@ -590,16 +595,8 @@ describe('a tenant asking for runs flat out (issue 76)', () => {
     expect([...codes].filter((c) => c !== '409 reconciliation_run_in_progress' && c !== '429 rate_limited')).toEqual([])
     expect(started.length).toBeGreaterThanOrEqual(1)
     expect(started.length).toBeLessThanOrEqual(6)
-    for (const id of started) await outcomeOf(id)
     // Never two at once.
-    const spans = await Promise.all(
-      started.map(async (id) => {
-        const info = await platform.temporal.workflow.getHandle(id).describe()
-        return [info.startTime.getTime(), info.closeTime!.getTime()] as const
-      })
-    )
-    spans.sort((a, b) => a[0] - b[0])
-    for (let i = 1; i < spans.length; i++) expect(spans[i]![0]).toBeGreaterThanOrEqual(spans[i - 1]![1])
+    await expectOneAtATime(started)
     // What reached Stripe is what the runs started read (a handful of pages each), not 200 runs' worth.
     const reads = stripe.requests.filter((r) => r.method === 'GET').length - readsBefore
     console.info(`200 run requests: ${started.length} runs, ${reads} Stripe reads, answers ${[...codes].join(', ')}`)
