@@ -6,7 +6,6 @@
  * deliveries waiting for ever. One query per column, one sample per key id: what the check costs does not grow with
  * the number of tenants. The values are opened in memory and dropped; nothing of them is logged.
  */
-import { Prisma } from '../generated/prisma/client.ts'
 import type { Db } from '../infra/db.ts'
 import type { SecretBinding, SecretBox } from '../infra/secret-box.ts'
 import { signingKeyAt, TENANT_SECRET_COLUMNS } from './sealed-secrets.ts'
@@ -30,24 +29,17 @@ interface Sample {
 }
 
 /**
- * One sealed value per form and key id of a text column (`enc:<form>:<key id>:…`: the second and third fields), with
- * its row, which a bound value needs to open.
+ * One sealed value per form and key id (`enc:<form>:<key id>:…`: the second and third fields) of a secret column, with
+ * its row, which a bound value needs to open. Through `sealed_secret_samples`: the platform's login may not select a
+ * secret column (issue 76, item 5).
  */
 async function samplesOf(db: Db, table: string, column: string): Promise<Sample[]> {
-  const rows = await db.$queryRaw<Array<{ id: string; value: string }>>`
-    SELECT DISTINCT ON (split_part(${Prisma.raw(column)}, ':', 2), split_part(${Prisma.raw(column)}, ':', 3))
-           id, ${Prisma.raw(column)} AS value
-    FROM ${Prisma.raw(table)} WHERE ${Prisma.raw(column)} LIKE 'enc:v%'`
-  return rows.map((row) => ({ value: row.value, place: { table, column, rowId: row.id } }))
-}
-
-/** The platform's token-signing keys are a JSON string when sealed. */
-async function signingKeySamples(db: Db): Promise<Sample[]> {
-  const rows = await db.$queryRaw<Array<{ kid: string; value: string }>>`
-    SELECT DISTINCT ON (split_part(private_jwk #>> '{}', ':', 2), split_part(private_jwk #>> '{}', ':', 3))
-           kid, private_jwk #>> '{}' AS value
-    FROM signing_keys WHERE jsonb_typeof(private_jwk) = 'string' AND private_jwk #>> '{}' LIKE 'enc:v%'`
-  return rows.map((row) => ({ value: row.value, place: signingKeyAt(row.kid) }))
+  const rows = await db.$queryRaw<Array<{ row_id: string; value: string }>>`
+    SELECT row_id, value FROM sealed_secret_samples(${table}, ${column})`
+  return rows.map((row) => ({
+    value: row.value,
+    place: table === 'signing_keys' ? signingKeyAt(row.row_id) : { table, column, rowId: row.row_id },
+  }))
 }
 
 /**
@@ -56,7 +48,7 @@ async function signingKeySamples(db: Db): Promise<Sample[]> {
  */
 export async function checkSealedSecrets(db: Db, secrets: SecretBox): Promise<SealedSecretsCheck> {
   // One query after the other, on one connection: at start, beside every other process starting, not a burst.
-  const columns = [{ name: 'signing_keys.private_jwk', samples: await signingKeySamples(db) }]
+  const columns = [{ name: 'signing_keys.private_jwk', samples: await samplesOf(db, 'signing_keys', 'private_jwk') }]
   for (const { table, column } of TENANT_SECRET_COLUMNS)
     columns.push({ name: `${table}.${column}`, samples: await samplesOf(db, table, column) })
   const state = await db.sealedSecretsState.findUnique({ where: { id: true } })

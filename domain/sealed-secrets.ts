@@ -103,18 +103,18 @@ async function visitTenantColumn(
 /** The platform's token-signing keys: a sealed JSON string, or a legacy clear JWK object. */
 async function visitSigningKeys(db: Db, secrets: SecretBox, report: ResealReport[string] | undefined, visit: Visit) {
   const name = 'signing_keys.private_jwk'
+  // Through the functions the platform's login has for them: it may not select the column (issue 76, item 5).
   const rows = await db.$queryRaw<Array<{ kid: string; value: unknown; text: string }>>`
-    SELECT kid, private_jwk AS value, private_jwk::text AS text FROM signing_keys`
+    SELECT kid, signing_key_private_jwk(kid) AS value, signing_key_private_jwk(kid)::text AS text FROM signing_keys`
   for (const row of rows) {
     const stored = typeof row.value === 'string' ? row.value : undefined
     visit(name, stored === undefined ? 'clear' : stateOf(secrets, stored))
     if (!report || (stored !== undefined && current(secrets, stored))) continue
     const place = signingKeyAt(row.kid)
     const plain = stored === undefined ? JSON.stringify(row.value) : secrets.open(stored, place)
-    const changed = await db.$executeRaw`
-      UPDATE signing_keys SET private_jwk = to_jsonb(${secrets.seal(plain, place)}::text)
-      WHERE kid = ${row.kid} AND private_jwk::text = ${row.text}`
-    if (changed === 1) report.resealed++
+    const [{ changed }] = await db.$queryRaw<[{ changed: boolean }]>`
+      SELECT signing_key_reseal(${row.kid}, ${row.text}, to_jsonb(${secrets.seal(plain, place)}::text)) AS changed`
+    if (changed) report.resealed++
     else report.skipped++
   }
 }

@@ -2,7 +2,9 @@
  * @module Access-token signing keys. Kept in PostgreSQL so every API instance signs and verifies with the same
  * keys and tokens survive restarts; each key is published in the JWKS until tokens it signed can no longer be valid.
  * The private JWK is stored sealed (infra/secret-box.ts: a JSON string `enc:v1:...` in `private_jwk`); a JWK object
- * there is a key written before sealing, used as it is until `npm run cli -- secrets reseal` seals it.
+ * there is a key written before sealing, used as it is until `npm run cli -- secrets reseal` seals it. The platform's
+ * login may not select the private half (issue 76, item 5): the signer asks `signing_key_private_jwk` for the active
+ * key's, once per process and key.
  */
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose'
 import type { Clock } from '../../infra/clock.ts'
@@ -34,8 +36,6 @@ export interface SigningKeys {
 interface LoadedKey {
   kid: string
   publicJwk: JWK
-  /** As stored: opened only when the key signs (a retired key's is never opened). */
-  privateJwk: unknown
   createdAt: Date
   retiredAt: Date | null
 }
@@ -47,6 +47,13 @@ const sealPrivateJwk = (secrets: SecretBox, kid: string, jwk: JWK): string =>
 /** A stored private JWK opened: a sealed string, or a legacy clear JWK object. */
 const openPrivateJwk = (secrets: SecretBox, kid: string, stored: unknown): JWK =>
   typeof stored === 'string' ? (JSON.parse(secrets.open(stored, signingKeyAt(kid))) as JWK) : (stored as JWK)
+
+/** A key's private half as stored, through the one function that reads it for the platform's login. */
+async function storedPrivateJwk(db: Db, kid: string): Promise<unknown> {
+  const [row] = await db.$queryRaw<Array<{ jwk: unknown }>>`SELECT signing_key_private_jwk(${kid}) AS jwk`
+  if (row?.jwk == null) throw new Error(`signing key ${kid} has no private half`)
+  return row.jwk
+}
 
 /**
  * Creates the signing-key store.
@@ -62,10 +69,14 @@ export function createSigningKeys(
   const imported = new Map<string, Promise<CryptoKey>>()
   let lastReload = 0
 
-  const importKey = (kid: string, jwk: () => JWK) => {
+  const importKey = (kid: string, jwk: () => JWK | Promise<JWK>) => {
     let key = imported.get(kid)
     if (!key) {
-      key = importJWK(jwk(), SIGNING_ALGORITHM) as Promise<CryptoKey>
+      key = Promise.resolve()
+        .then(jwk)
+        .then((read) => importJWK(read, SIGNING_ALGORITHM) as Promise<CryptoKey>)
+      // A failed read (the database away a moment) is asked again next time, not remembered.
+      key.catch(() => imported.delete(kid))
       imported.set(kid, key)
     }
     return key
@@ -76,11 +87,11 @@ export function createSigningKeys(
     const rows = await db.signingKey.findMany({
       where: { OR: [{ retiredAt: null }, { retiredAt: { gt: since } }] },
       orderBy: { createdAt: 'desc' },
+      select: { kid: true, publicJwk: true, createdAt: true, retiredAt: true },
     })
     cache = rows.map((r) => ({
       kid: r.kid,
       publicJwk: r.publicJwk as JWK,
-      privateJwk: r.privateJwk,
       createdAt: r.createdAt,
       retiredAt: r.retiredAt,
     }))
@@ -100,6 +111,7 @@ export function createSigningKeys(
         publicJwk,
         privateJwk: sealPrivateJwk(options.secrets, kid, privateJwk),
       },
+      select: { kid: true },
     })
   }
 
@@ -112,17 +124,19 @@ export function createSigningKeys(
       // Serialise first-key creation across instances so a fresh database gets exactly one key.
       await db.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('signing_keys'))`
-        const existing = await tx.signingKey.findFirst({ where: { retiredAt: null } })
+        const existing = await tx.signingKey.findFirst({ where: { retiredAt: null }, select: { kid: true } })
         if (!existing) await createKey(tx)
       })
       current = (await load()).find((k) => !k.retiredAt)
       if (!current) throw new Error('No active signing key after creating one')
     }
-    // Opened once per process and key: the imported key is cached by kid, so signing a token pays nothing for it.
-    const stored = current.privateJwk
+    // Read and opened once per process and key: the imported key is cached by kid, so signing a token pays nothing.
+    const { kid } = current
     return {
-      kid: current.kid,
-      privateKey: await importKey(`private:${current.kid}`, () => openPrivateJwk(options.secrets, current.kid, stored)),
+      kid,
+      privateKey: await importKey(`private:${kid}`, async () =>
+        openPrivateJwk(options.secrets, kid, await storedPrivateJwk(db, kid))
+      ),
     }
   }
 

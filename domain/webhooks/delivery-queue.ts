@@ -13,6 +13,7 @@ import { endpointOfRow, eventOfRow, type LoadedDelivery } from './deliver-once.t
 import { endpointHealth, type AttemptRecord, type EndpointChange } from './endpoint-health.ts'
 import { grantHoldsSql } from '../auth/credential-grants.ts'
 import { subscribesSql } from './subscriptions.ts'
+import { withEndpointSecrets } from './endpoint-secrets.ts'
 
 /** Events fanned out per transaction. */
 const FAN_OUT_BATCH = 200
@@ -204,7 +205,7 @@ export async function claimDue(db: Db, options: ClaimOptions): Promise<QueuedDel
       FOR UPDATE SKIP LOCKED
     )
     ${leaseAndLoad(leaseUntil, now)}`
-  return rows.map(toQueuedDelivery)
+  return (await withEndpointSecrets(db, rows)).map(toQueuedDelivery)
 }
 
 /**
@@ -225,7 +226,8 @@ export async function claimOldestHeld(
         AND (dispatch_lease_until IS NULL OR dispatch_lease_until < ${now})
       ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
     ${leaseAndLoad(leaseUntil, now)}`
-  return rows[0] ? toQueuedDelivery(rows[0]) : undefined
+  const [row] = await withEndpointSecrets(db, rows)
+  return row ? toQueuedDelivery(row) : undefined
 }
 
 /**
@@ -236,8 +238,7 @@ export async function claimOldestHeld(
  */
 const leaseAndLoad = (leaseUntil: Date, now: Date) => Prisma.sql`
     , targets AS MATERIALIZED (
-      SELECT w.id, w.url, w.signing_scheme, w.secret, w.previous_secret, w.previous_secret_expires_at, w.signing_key,
-        w.previous_signing_key, w.enabled, w.failing_since,
+      SELECT w.id, w.url, w.signing_scheme, w.previous_secret_expires_at, w.enabled, w.failing_since,
         -- Claimed before its grantor was revoked: ended like a disabled endpoint's (credential-grants.ts).
         ${grantHoldsSql(Prisma.sql`w.tenant_id`, Prisma.sql`w.created_by`, now, 'webhooks')} AS granted
       FROM webhook_endpoints w WHERE w.id IN (SELECT endpoint_id FROM picked))
@@ -246,8 +247,8 @@ const leaseAndLoad = (leaseUntil: Date, now: Date) => Prisma.sql`
     WHERE d.id = picked.id AND e.id = d.event_id AND w.id = d.endpoint_id
     RETURNING d.id, d.tenant_id, d.endpoint_id, d.kind::text AS kind, d.attempt_count, d.first_attempt_at,
       e.id AS event_id, e.type AS event_type, e.created_at AS event_created_at, e.data AS event_data,
-      w.url, w.signing_scheme::text AS signing_scheme, w.secret, w.previous_secret, w.previous_secret_expires_at,
-      w.signing_key, w.previous_signing_key, w.enabled, w.failing_since, w.granted`
+      w.url, w.signing_scheme::text AS signing_scheme, w.previous_secret_expires_at, w.enabled, w.failing_since,
+      w.granted`
 
 function toQueuedDelivery(row: Record<string, unknown>): QueuedDelivery {
   return {

@@ -464,7 +464,7 @@ describe('templates, CRUD and isolation', () => {
     // The webhook secret is shown at creation and rotation only; a rotation replaces it.
     expect(disabled.body).not.toHaveProperty('webhookSecret')
     expect((await get(`/v1/agent-workflows/${id}`)).body).not.toHaveProperty('webhookSecret')
-    const stored = await platform.api.deps.db.agentWorkflow.findUniqueOrThrow({ where: { id } })
+    const stored = await platform.db.agentWorkflow.findUniqueOrThrow({ where: { id } })
     const rotated = await post(`/v1/agent-workflows/${id}/rotate-secret`, undefined)
     expect(rotated.status).toBe(200)
     expect(rotated.body).toMatchObject({ id, webhookSecret: expect.stringMatching(/^whsec_/) })

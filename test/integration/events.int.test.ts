@@ -180,7 +180,7 @@ describe('the transactional outbox', () => {
     await subscribe(listening.token, '/listening')
     const disabled = await tenant()
     const disabledId = await subscribe(disabled.token, '/disabled')
-    await db().webhookEndpoint.update({ where: { id: disabledId }, data: { enabled: false } })
+    await db().webhookEndpoint.updateMany({ where: { id: disabledId }, data: { enabled: false } })
     const record = (tenantId: string) =>
       runInUnitOfWork(db(), tenantId, (uow) =>
         recordEvent(uow, 'child.registered', { childId: newId('child'), locationId: null })

@@ -12,6 +12,7 @@ import { createLogger } from '../../infra/logger.ts'
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { testDatabaseUrl } from '../support/file-database.ts'
 import { startPlatform, type Platform } from '../support/platform.ts'
+import { newId } from '../../domain/ids.ts'
 
 let platform: Platform
 let tokenA: string
@@ -510,6 +511,57 @@ describe('the platform\'s database logins (docs/security.md, "Least privilege in
       audit: '42501',
       migrations: '42501',
       notes: '42501',
+    })
+  })
+
+  it('reads secrets only through the functions that need them (issue 76, item 5)', async () => {
+    const endpointId = newId('webhookEndpoint')
+    await platform.db.webhookEndpoint.create({
+      data: {
+        id: endpointId,
+        tenantId: tenantA,
+        url: 'https://a.example/hooks',
+        eventTypes: ['*'],
+        signingScheme: 'V1',
+        secret: 'whsec_not_sealed_here',
+      },
+    })
+    /** The rows of a statement of the system login, or the SQLSTATE it ended with. */
+    const systemReads = (sql: string) =>
+      platform.api.deps.db.$queryRawUnsafe<Array<Record<string, unknown>>>(sql).then(
+        (rows) => ({ state: 'ok', rows }),
+        (error: unknown) => ({ state: sqlStateOf(error), rows: [] })
+      )
+    const ofEndpoint = `FROM webhook_endpoint_secrets(ARRAY['${endpointId}'])`
+    if (inject('databaseKind') === 'pglite') {
+      // The embedded superuser reads every column; the functions answer as on a server.
+      expect(await systemReads(`SELECT count(*)::int AS n ${ofEndpoint}`)).toEqual({ state: 'ok', rows: [{ n: 0 }] })
+      return
+    }
+    expect({
+      endpoint: (await systemReads(`SELECT secret FROM webhook_endpoints WHERE id = '${endpointId}'`)).state,
+      previous: (await systemReads('SELECT previous_signing_key FROM webhook_endpoints LIMIT 1')).state,
+      whole: (await systemReads('SELECT * FROM webhook_endpoints LIMIT 1')).state,
+      overwrite: (await systemReads(`UPDATE webhook_endpoints SET secret = 'x' WHERE id = '${endpointId}'`)).state,
+      agent: (await systemReads('SELECT webhook_secret FROM agent_workflows LIMIT 1')).state,
+      signingKey: (await systemReads('SELECT private_jwk FROM signing_keys LIMIT 1')).state,
+      otherColumns: (await systemReads(`SELECT url FROM webhook_endpoints WHERE id = '${endpointId}'`)).rows,
+      // No delivery of the endpoint is under a pump's lease: the function answers nothing for it.
+      unclaimed: (await systemReads(`SELECT count(*)::int AS n ${ofEndpoint}`)).rows,
+      notASecret: (await systemReads("SELECT * FROM sealed_secret_samples('tenants', 'name')")).state,
+      // A tenant's unit may call none of them.
+      fromAUnit: (await inUnit(tenantA, `SELECT count(*) ${ofEndpoint}`)).state,
+    }).toEqual({
+      endpoint: '42501',
+      previous: '42501',
+      whole: '42501',
+      overwrite: '42501',
+      agent: '42501',
+      signingKey: '42501',
+      otherColumns: [{ url: 'https://a.example/hooks' }],
+      unclaimed: [{ n: 0 }],
+      notASecret: '42501',
+      fromAUnit: '42501',
     })
   })
 
