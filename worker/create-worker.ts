@@ -7,6 +7,7 @@ import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createActivities } from '../activities/index.ts'
 import { createKnowledgeActivities } from '../activities/knowledge-activities.ts'
+import { createKnowledgeReembedActivities } from '../activities/knowledge-reembed-activities.ts'
 import { knowledgeTaskQueue } from '../common/knowledge/knowledge-indexing-contract.ts'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import type { Config } from '../infra/config.ts'
@@ -180,7 +181,7 @@ const ACTIVITY_INTERCEPTORS: NonNullable<WorkerOptions['interceptors']>['activit
 ]
 
 /**
- * The worker of the indexing activity, on its own task queue (`<queue>-knowledge`) with its own slots
+ * The worker of the indexing and re-embedding activities, on their own task queue (`<queue>-knowledge`) with its own slots
  * (KNOWLEDGE_INDEXING_SLOTS): however many files a tenant uploads, parsing and embedding never take a slot that a
  * payment, a reminder or a delivery needs (docs/ai.md, "Reading untrusted files"). Activities only; no workflows.
  * @param ai - the runtime the main worker uses (one set of models and file readers per process)
@@ -192,11 +193,12 @@ export function createKnowledgeWorker({
   ai,
 }: Pick<WorkerDeps, 'config' | 'connection' | 'db'> & { ai: AiRuntime }): Promise<Worker> {
   const { indexKnowledgeDocument } = createKnowledgeActivities({ db, ai })
+  const { reembedKnowledgeDocument } = createKnowledgeReembedActivities({ db, ai })
   return Worker.create({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: knowledgeTaskQueue(config.TEMPORAL_TASK_QUEUE),
-    activities: { indexKnowledgeDocument },
+    activities: { indexKnowledgeDocument, reembedKnowledgeDocument },
     interceptors: { activity: ACTIVITY_INTERCEPTORS },
     dataConverter: temporalDataConverter(config.TEMPORAL_CODEC_KEYS),
     shutdownGraceTime: '10 seconds',

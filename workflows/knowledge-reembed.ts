@@ -7,7 +7,15 @@
  * embedded is skipped, so a run resumed after a crash, or continued as new, never duplicates a chunk. Orchestration
  * only; progress is the `knowledgeReembedProgress` query and the run's current details.
  */
-import { continueAsNew, proxyActivities, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow'
+import {
+  continueAsNew,
+  patched,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow'
+import { knowledgeTaskQueue } from '../common/knowledge/knowledge-indexing-contract.ts'
 import {
   describeReembedProgress,
   knowledgeReembedProgressQuery,
@@ -27,11 +35,19 @@ const { listKnowledgeToReembed, completeKnowledgeReembed } = proxyActivities<Kno
  * is noticed in 15 s (three missed beats). No attempt limit: a worker that cannot run the target model (its files
  * absent) keeps failing visibly, with the reason, until one that can takes over; the old vectors answer meanwhile.
  */
-const { reembedKnowledgeDocument } = proxyActivities<KnowledgeReembedActivities>({
-  startToCloseTimeout: '15 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-})
+const reembedOn = (taskQueue: string | undefined) =>
+  proxyActivities<KnowledgeReembedActivities>({
+    ...(taskQueue !== undefined && { taskQueue }),
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: '15 seconds',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  }).reembedKnowledgeDocument
+
+/**
+ * Embedding runs on the knowledge task queue, as indexing does (issue 76): a tenant's model change never takes the
+ * slots that payments, reminders and deliveries need. Runs begun before that embed on the workflow's own queue.
+ */
+export const REEMBED_ON_KNOWLEDGE_QUEUE = 'reembed-on-knowledge-queue'
 
 /** Lists again after a flip found documents indexed meanwhile with another model; beyond this, a new run. */
 const MAX_ROUNDS = 3
@@ -53,10 +69,14 @@ export async function knowledgeReembedWorkflow(input: KnowledgeReembedInput): Pr
   report()
 
   let pending = listing.documentIds
+  let reembedKnowledgeDocument: ReturnType<typeof reembedOn> | undefined
   for (let round = 0; round < MAX_ROUNDS; round++) {
     for (const documentId of pending) {
       // A long history (tens of thousands of documents) goes on in a new run, which lists what is left.
       if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof knowledgeReembedWorkflow>(input)
+      reembedKnowledgeDocument ??= reembedOn(
+        patched(REEMBED_ON_KNOWLEDGE_QUEUE) ? knowledgeTaskQueue(workflowInfo().taskQueue) : undefined
+      )
       await reembedKnowledgeDocument({ ...input, documentId })
       progress.done++
       report()

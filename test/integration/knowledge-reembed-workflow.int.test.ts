@@ -29,16 +29,23 @@ const held = new Map<string, () => void>()
 
 beforeAll(async () => {
   type DocumentInput = KnowledgeReembedInput & { documentId: string }
-  stubbed = await startStubbedWorker(taskQueue, {
-    listKnowledgeToReembed: ({ assistantId }: KnowledgeReembedInput) => scripts.get(assistantId)!.listing,
-    reembedKnowledgeDocument: async ({ assistantId, documentId }: DocumentInput) => {
-      if (documentId.startsWith('held')) await new Promise<void>((resolve) => held.set(documentId, resolve))
-      embedded.set(assistantId, [...(embedded.get(assistantId) ?? []), documentId])
-      return 'EMBEDDED'
+  stubbed = await startStubbedWorker(
+    taskQueue,
+    {
+      listKnowledgeToReembed: ({ assistantId }: KnowledgeReembedInput) => scripts.get(assistantId)!.listing,
+      completeKnowledgeReembed: ({ assistantId }: KnowledgeReembedInput) =>
+        scripts.get(assistantId)!.completions.shift()!,
     },
-    completeKnowledgeReembed: ({ assistantId }: KnowledgeReembedInput) =>
-      scripts.get(assistantId)!.completions.shift()!,
-  })
+    // Embedding is polled on the knowledge task queue only (issue 76): a run that scheduled it on the workflow's own
+    // queue would wait for ever here.
+    {
+      reembedKnowledgeDocument: async ({ assistantId, documentId }: DocumentInput) => {
+        if (documentId.startsWith('held')) await new Promise<void>((resolve) => held.set(documentId, resolve))
+        embedded.set(assistantId, [...(embedded.get(assistantId) ?? []), documentId])
+        return 'EMBEDDED'
+      },
+    }
+  )
 }, 120_000)
 
 afterAll(() => stubbed.stop())

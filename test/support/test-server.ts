@@ -14,6 +14,7 @@ import { Worker } from '@temporalio/worker'
 import { inject } from 'vitest'
 import { freePort } from '../../scripts/start/start-process.ts'
 import { workflowThreadOptions } from '../../worker/create-worker.ts'
+import { knowledgeTaskQueue } from '../../common/knowledge/knowledge-indexing-contract.ts'
 
 /** How long a JVM start may take before the test server counts as broken rather than slow. */
 const START_LIMIT_MS = 90_000
@@ -124,8 +125,14 @@ export interface StubbedWorker {
  * Starts the test server and a worker on `taskQueue` whose activities are `activities`: for tests of a workflow's
  * decisions against a database state they choose (the `*-settle` tests).
  * @param activities - the activity functions by name, standing in for the real ones
+ * @param knowledgeActivities - those of the knowledge task queue (`<taskQueue>-knowledge`), polled by a second worker
+ *   as in the platform's worker processes; none: no such worker
  */
-export async function startStubbedWorker(taskQueue: string, activities: object): Promise<StubbedWorker> {
+export async function startStubbedWorker(
+  taskQueue: string,
+  activities: object,
+  knowledgeActivities?: object
+): Promise<StubbedWorker> {
   const env = await startTestServer(inject('timeSkippingServer'))
   try {
     const worker = await Worker.create({
@@ -136,11 +143,19 @@ export async function startStubbedWorker(taskQueue: string, activities: object):
       // In this process's main thread, as in the worker hosts (worker-hosts.ts): no bundle compiled again per worker.
       ...workflowThreadOptions(true),
     })
-    const running = worker.run()
+    const knowledge =
+      knowledgeActivities &&
+      (await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue: knowledgeTaskQueue(taskQueue),
+        activities: knowledgeActivities,
+      }))
+    const running = Promise.all([worker.run(), knowledge?.run()])
     return {
       env,
       async stop() {
         worker.shutdown()
+        knowledge?.shutdown()
         await running
         await env.teardown()
       },
