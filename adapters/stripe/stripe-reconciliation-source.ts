@@ -1,22 +1,26 @@
 /**
- * @module The processor's side of the reconciliation, read from Stripe (docs/payments.md, "Reconciliation"): the
- * list endpoints of payment intents, refunds, disputes and transfers, filtered by `created[gte]`/`created[lt]` and
- * paged with `starting_after` until `has_more` is false. Stripe lists every object of the account, so each is kept
- * only when its metadata names the tenant (refunds made in the Dashboard and disputes carry none of ours: their
- * payment intent's metadata decides, read through `expand`); another tenant's objects are dropped here and never
- * reach the comparison. What changed in a window whenever it was created is found in Stripe's events of the window
- * (`GET /v1/events`); every dispute of a charge we hold disputes of, in its dispute list
- * (`GET /v1/disputes?payment_intent=`), so a charge disputed again is compared dispute by dispute (issue 58); every
- * reversal of a transfer, past the ten Stripe embeds in it (stripe-transfer-reversals.ts). It only reads: nothing at
- * Stripe changes.
+ * @module The processor's side of the reconciliation, read from Stripe (docs/payments.md, "Reconciliation"). A run
+ * asks Stripe for the tenant's objects alone (issue 76, item 2; stripe-tenant-listing.ts): its payment intents by
+ * Stripe's Search on the metadata we set, the refunds and disputes of those intents, and the transfers to its
+ * connected accounts, all created in the window. Each is still kept only when its metadata names the tenant (refunds
+ * made in the Dashboard and disputes carry none of ours: their payment intent's metadata decides, read through
+ * `expand`), so an object Stripe answered for another tenant never reaches the comparison.
  *
- * Every list page and every retrieve first takes the tenant's turn (`pace`, issue 76): each tenant's reads have a
- * share of the platform's Stripe rate of their own, so a tenant whose run pages a busy account waits for its turns
- * while another tenant's run, and the API's payments, do not wait behind it.
+ * What changed in a window whenever it was created is found in Stripe's events of the window (`GET /v1/events`): the
+ * one read of the whole platform account left, since Stripe filters events by type and time only, never by metadata
+ * or account; its other tenants' objects are dropped here by their metadata. Every dispute of a charge we hold
+ * disputes of is read in its dispute list (`GET /v1/disputes?payment_intent=`), so a charge disputed again is
+ * compared dispute by dispute (issue 58); every reversal of a transfer, past the ten Stripe embeds in it
+ * (stripe-transfer-reversals.ts). It only reads: nothing at Stripe changes.
+ *
+ * Every request first takes the tenant's turn (`pace`, issue 76): each tenant's reads have a share of the platform's
+ * Stripe rate of their own, so a tenant with many objects waits for its turns while another tenant's run, and the
+ * API's payments, do not wait behind it.
  */
 import Stripe from 'stripe'
 import type {
   CreatedWindow,
+  ListingScope,
   ProcessorDispute,
   ProcessorIntent,
   ProcessorReferences,
@@ -36,10 +40,8 @@ import {
   refundSettledOf,
   WITH_PROCESSING_FEE,
 } from './stripe-objects.ts'
+import { listAll, listTenantObjects, PAGE, secondsOf } from './stripe-tenant-listing.ts'
 import { takenBackOf } from './stripe-transfer-reversals.ts'
-
-/** Stripe's largest page. */
-const PAGE = 100
 
 /** The events that say an object changed, by the kind of object they carry (Stripe keeps events 30 days). */
 const CHANGE_EVENTS = [
@@ -131,25 +133,6 @@ const tenantOf = {
 /** Waits for a tenant's next turn at Stripe (infra/pacer.ts, keyed by tenant). */
 export type StripePace = (tenantId: string) => Promise<void>
 
-/** Every page of one list endpoint, oldest request first; `starting_after` is the last object of the page before. */
-async function listAll<T extends { id: string }>(
-  turn: () => Promise<void>,
-  page: (startingAfter: string | undefined) => Promise<Stripe.ApiList<T>>,
-  onPage: (() => void) | undefined
-): Promise<T[]> {
-  const all: T[] = []
-  let startingAfter: string | undefined
-  for (;;) {
-    await turn()
-    const answer = await page(startingAfter)
-    all.push(...answer.data)
-    onPage?.()
-    const last = answer.data.at(-1)
-    if (!answer.has_more || !last) return all
-    startingAfter = last.id
-  }
-}
-
 /** Each of `items` mapped by `to`, one after the other (never a burst of calls at Stripe). */
 async function inTurn<T, U>(items: T[], to: (item: T) => Promise<U>): Promise<U[]> {
   const mapped: U[] = []
@@ -179,37 +162,21 @@ export function stripeReconciliationSource(
   return {
     name: 'stripe',
 
-    async list(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorSnapshot> {
+    async list(
+      tenantId: string,
+      window: CreatedWindow,
+      scope: ListingScope,
+      onPage?: () => void
+    ): Promise<ProcessorSnapshot> {
       const turn = () => pace(tenantId)
-      // Stripe's `created` is in whole seconds: the window's seconds that hold any of its instants.
-      const created = { gte: Math.floor(window.from.getTime() / 1000), lt: Math.ceil(window.to.getTime() / 1000) }
-      const base = { created, limit: PAGE }
-      const expand = ['data.payment_intent']
-      const [intents, refunds, disputes, transfers] = [
-        await listAll(
-          turn,
-          (after) =>
-            stripe.paymentIntents.list({
-              ...base,
-              starting_after: after,
-              expand: WITH_PROCESSING_FEE.map((field) => `data.${field}`),
-            }),
-          onPage
-        ),
-        // With what each moved on the balance, when it keeps another currency (issue 58).
-        await listAll(
-          turn,
-          (after) =>
-            stripe.refunds.list({
-              ...base,
-              starting_after: after,
-              expand: [...expand, 'data.balance_transaction'],
-            }),
-          onPage
-        ),
-        await listAll(turn, (after) => stripe.disputes.list({ ...base, starting_after: after, expand }), onPage),
-        await listAll(turn, (after) => stripe.transfers.list({ ...base, starting_after: after }), onPage),
-      ]
+      const { intents, refunds, disputes, transfers } = await listTenantObjects(
+        stripe,
+        tenantId,
+        secondsOf(window),
+        scope,
+        turn,
+        onPage
+      )
       return {
         intents: intents.filter((o) => tenantOf.intent(o) === tenantId).map(toIntent),
         refunds: refunds.filter((o) => tenantOf.refund(o) === tenantId).map(toRefund),
@@ -226,7 +193,8 @@ export function stripeReconciliationSource(
     },
 
     async changed(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorReferences> {
-      const created = { gte: Math.floor(window.from.getTime() / 1000), lt: Math.ceil(window.to.getTime() / 1000) }
+      // Account-wide: Stripe cannot filter events by metadata or account (the module's comment).
+      const created = secondsOf(window)
       const events = await listAll(
         () => pace(tenantId),
         (after) => stripe.events.list({ created, types: CHANGE_EVENTS, limit: PAGE, starting_after: after }),

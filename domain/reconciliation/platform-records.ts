@@ -272,3 +272,17 @@ export async function loadTransferSends(
       })),
   ]
 }
+
+/**
+ * The processor's ids of the tenant's connected accounts (Stripe `acct_...`), whatever their status: a restricted
+ * account still received what was sent before. Its transfers are listed by these (issue 76).
+ * @param processor - the processor's name, as the accounts record it
+ */
+export async function loadConnectedAccounts(uow: UnitOfWork, processor: string): Promise<string[]> {
+  const accounts = await uow.tx.providerPayoutAccount.findMany({
+    where: { tenantId: uow.tenantId, processor },
+    select: { accountId: true },
+    orderBy: { accountId: 'asc' },
+  })
+  return accounts.map((a) => a.accountId)
+}

@@ -107,6 +107,15 @@ export interface ProcessorReferences {
 }
 
 /**
+ * Whose objects a listing asks the processor for, beyond the tenant's own metadata: the processor cannot find a
+ * transfer by the metadata we set, only by the connected account it went to.
+ */
+export interface ListingScope {
+  /** The processor's ids of the tenant's connected accounts (Stripe `acct_...`): the destinations of its transfers. */
+  connectedAccounts: string[]
+}
+
+/**
  * Where the processor's objects come from. Implementations answer only the tenant's objects (those whose metadata,
  * or whose payment intent's metadata, names `tenantId`): another tenant's never leave the source.
  */
@@ -114,10 +123,12 @@ export interface ReconciliationSource {
   /** The processor's name, as payments record it (`stripe`). */
   readonly name: string
   /**
-   * Every object of the tenant created in the window, all pages.
+   * Every object of the tenant created in the window, all pages, asked of the processor for this tenant alone
+   * (issue 76): never a listing of the whole platform account.
+   * @param scope - the tenant's connected accounts, whose transfers are listed
    * @param onPage - told after each page (an activity heartbeats)
    */
-  list(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorSnapshot>
+  list(tenantId: string, window: CreatedWindow, scope: ListingScope, onPage?: () => void): Promise<ProcessorSnapshot>
   /**
    * The given objects, read one by one, and every dispute of each of `disputedIntents`; those the processor does not
    * have, or not for this tenant, are left out.

@@ -18,7 +18,7 @@ import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { compareWithProcessor, unmatchedReferences, type Comparison } from './compare.ts'
 import { eventsUnavailableBefore } from './event-retention.ts'
 import { recordFinding } from './findings.ts'
-import { loadPlatformRecords } from './platform-records.ts'
+import { loadConnectedAccounts, loadPlatformRecords } from './platform-records.ts'
 import { mergeSnapshots, type CreatedWindow, type ReconciliationSource } from './processor-snapshot.ts'
 import { repairsOf, type Repair } from './repairs.ts'
 
@@ -104,8 +104,10 @@ export async function reconcileTenant(deps: ReconcileDeps, request: ReconcileReq
     from: new Date(window.from.getTime() - LISTING_MARGIN_MS),
     to: new Date(window.to.getTime() + LISTING_MARGIN_MS),
   }
+  // The processor is asked for this tenant's objects alone (issue 76): its transfers by the accounts they went to.
+  const connectedAccounts = await runInUnitOfWork(db, tenantId, (uow) => loadConnectedAccounts(uow, source.name))
   const listedAt = readStart(deps.now())
-  const listed = await source.list(tenantId, listingWindow, deps.onPage)
+  const listed = await source.list(tenantId, listingWindow, { connectedAccounts }, deps.onPage)
   // Objects created before the window that changed in it (a refund failed days later, a transfer reversed), from
   // the events the processor still keeps: the window's older part, if any, is checked by the listing alone.
   const unavailableBefore = source.changed ? eventsUnavailableBefore(window, deps.now()) : undefined

@@ -8,11 +8,14 @@
  * safe to repair (a lost success, a Dashboard refund, a dispute) is repaired, not reported; and a refund Stripe failed
  * days after it was made, found through Stripe's events of the window, is compared and repaired. Issue 58: an event
  * Stripe created while a run was under way still applies after the run's repair, and a window older than Stripe keeps
- * events is checked by listing, and says so.
+ * events is checked by listing, and says so. Issue 76: a run asks Stripe for its tenant's objects alone (a search on
+ * the tenant's metadata, the refunds and disputes of its intents, the transfers to its connected accounts), so its
+ * reads do not grow with another tenant's objects.
  */
 import { ScheduleNotFoundError } from '@temporalio/client'
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { newId } from '../../domain/ids.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import type { ReconciliationWorkflowOutcome } from '../../common/reconciliation/reconciliation-contract.ts'
 import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
@@ -80,6 +83,26 @@ async function payOnline(t: Tenant, amount: number): Promise<{ paymentId: string
   return { paymentId: created.body.id, intentId: created.body.processorReference }
 }
 
+/**
+ * A connected account of one of the tenant's providers, as onboarding records it (the reconciliation lists the
+ * transfers to each); its processor id, to send transfers to.
+ */
+const connectedAccount = (t: Tenant) =>
+  runInUnitOfWork(platform.db, t.tenantId, async ({ tx }) => {
+    const accountId = `acct_${randomUUID().replace(/-/g, '').slice(0, 16)}`
+    await tx.providerPayoutAccount.create({
+      data: {
+        id: newId('payoutAccount'),
+        tenantId: t.tenantId,
+        providerId: newId('provider'),
+        processor: 'stripe',
+        accountId,
+        status: 'ACTIVE',
+      },
+    })
+    return accountId
+  })
+
 /** Delivers a Stripe event to the API as Stripe would: the JSON body signed with the endpoint's secret. */
 const deliver = (event: object) => deliverStripeEvent(platform.http, event, { secret: WEBHOOK_SECRET })
 
@@ -137,10 +160,15 @@ const backdatePayment = (tenantId: string, paymentId: string, then: Date) =>
                          WHERE id = (SELECT order_id FROM payments WHERE id = ${paymentId})`
   })
 
-/** The `created[...]` bounds of a request Stripe was sent (Unix seconds). */
+/** The `created[...]` bounds of a list request Stripe was sent, or the `created` clauses of a search (Unix seconds). */
 const createdBoundsOf = (path: string) => {
   const query = new URL(path, 'http://stripe.invalid').searchParams
-  return { gte: Number(query.get('created[gte]')), lt: Number(query.get('created[lt]')) }
+  const searched = query.get('query') ?? ''
+  const clause = (op: string) => new RegExp(`created${op}(\\d+)`).exec(searched)?.[1]
+  return {
+    gte: Number(query.get('created[gte]') ?? clause('>=')),
+    lt: Number(query.get('created[lt]') ?? clause('<')),
+  }
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- findings as the API answers them
@@ -227,8 +255,13 @@ describe('a run', () => {
     // Paid at Stripe; its webhook never came: PENDING here.
     const unheard = await payOnline(t, 2_000)
     stripe.setIntentStatus(unheard.intentId, 'succeeded')
-    // A transfer with this tenant's metadata that no payout of ours sent.
-    const transfer = stripe.seed({ object: 'transfer', amount: 900, metadata: { tenant_id: t.tenantId } })
+    // A transfer to one of this tenant's connected accounts, with its metadata, that no payout of ours sent.
+    const transfer = stripe.seed({
+      object: 'transfer',
+      amount: 900,
+      destination: await connectedAccount(t),
+      metadata: { tenant_id: t.tenantId },
+    })
     // The other tenant's own objects at Stripe, one of them paired with this tenant's payment id.
     const othersIntent = stripe.seed({
       object: 'payment_intent',
@@ -236,7 +269,12 @@ describe('a run', () => {
       status: 'succeeded',
       metadata: { tenant_id: other.tenantId, payment_id: changed.paymentId },
     })
-    const othersTransfer = stripe.seed({ object: 'transfer', amount: 100, metadata: { tenant_id: other.tenantId } })
+    const othersTransfer = stripe.seed({
+      object: 'transfer',
+      amount: 100,
+      destination: await connectedAccount(other),
+      metadata: { tenant_id: other.tenantId },
+    })
 
     const first = await reconcile(t)
     // Issue 46, item 8: the unheard success, the Dashboard refund and the dispute are repaired (their events' rules
@@ -402,6 +440,32 @@ describe('objects changed after the window they were created in', () => {
   }, 90_000)
 })
 
+// Issue 76: the refunds a run lists are those of the intents created in its window, so a Dashboard refund of an older
+// payment is found through Stripe's events, read by its id.
+describe('a refund made in the window of a payment made before it', () => {
+  it("is found through Stripe's events when its webhook was lost, and recorded", async () => {
+    const t = await freshTenant()
+    const paid = await payOnline(t, 4_000)
+    await payerPays(paid.intentId)
+    const then = new Date(Date.now() - 3 * 24 * 3_600_000)
+    await backdatePayment(t.tenantId, paid.paymentId, then)
+    stripe.update(paid.intentId, { created: Math.floor(then.getTime() / 1000) })
+    // Today, a refund in the Dashboard; its refund.created never reaches us.
+    const dashboard = stripe.addRefund({ paymentIntent: paid.intentId, amount: 1_000 })
+    stripe.event('refund.created', dashboard.id)
+
+    expect(await reconcile(t)).toMatchObject({ findings: 0, repaired: 1 })
+    const payment = await platform.http.get(`/v1/payments/${paid.paymentId}`, { token: t.token })
+    expect(payment.body).toMatchObject({
+      amountRefunded: 1_000,
+      refunds: [
+        expect.objectContaining({ processorReference: dashboard.id, status: 'SUCCEEDED', origin: 'PROCESSOR' }),
+      ],
+    })
+    await expectLedgerHolds(platform, t.tenantId, stripe)
+  }, 90_000)
+})
+
 // Issue 58, item 3: reconciliation compared a payment's one dispute and skipped a dispute with another id, so a
 // chargeback lost after an inquiry of the same charge closed, its webhooks lost, was never found nor charged back.
 describe('every dispute of a charge', () => {
@@ -510,7 +574,7 @@ describe('a window older than Stripe keeps its events', () => {
     }
     // Stripe was asked for the objects of the whole window (and its margin), for its events only where it keeps them.
     const asked = stripe.requests.slice(seen)
-    const intents = asked.find((r) => r.path.startsWith('/v1/payment_intents?'))
+    const intents = asked.find((r) => r.path.startsWith('/v1/payment_intents/search?'))
     expect(createdBoundsOf(intents!.path).gte).toBe(Math.floor((window.from.getTime() - 3_600_000) / 1000))
     const events = asked.find((r) => r.path.startsWith('/v1/events?'))
     expect(createdBoundsOf(events!.path).gte).toBeGreaterThanOrEqual(Math.floor((before - 30 * day) / 1000))
@@ -524,6 +588,77 @@ describe('a window older than Stripe keeps its events', () => {
     expect(stripe.requests.slice(since).filter((r) => r.path.startsWith('/v1/events'))).toEqual([])
     await expectLedgerHolds(platform, t.tenantId, stripe)
   }, 90_000)
+})
+
+// Issue 76, item 2: a run paged the whole platform account's intents, refunds, disputes and transfers of its window
+// and dropped every other tenant's afterwards, so each tenant's run read, and cost, all tenants' business.
+describe("a run's reads at Stripe (issue 76)", () => {
+  it("ask Stripe for its tenant's objects alone, as many however many another tenant has", async () => {
+    const [a, b] = [await freshTenant(), await freshTenant()]
+    const [accountOfA, accountOfB] = [await connectedAccount(a), await connectedAccount(b)]
+    // A's business: a payment refunded in part in the Dashboard, another not yet paid, a transfer to its provider.
+    const paid = await payOnline(a, 3_000)
+    await payerPays(paid.intentId)
+    stripe.addRefund({ paymentIntent: paid.intentId, amount: 500 })
+    await payOnline(a, 1_200)
+    stripe.seed({ object: 'transfer', amount: 800, destination: accountOfA, metadata: { tenant_id: a.tenantId } })
+    // B's, at the same Stripe.
+    const seedB = () => {
+      const intent = stripe.seed({
+        object: 'payment_intent',
+        amount: 1_000,
+        status: 'succeeded',
+        metadata: { tenant_id: b.tenantId },
+      })
+      return { intent, refund: () => stripe.addRefund({ paymentIntent: intent.id, amount: 100 }) }
+    }
+    seedB().refund()
+    stripe.seed({ object: 'transfer', amount: 300, destination: accountOfB, metadata: { tenant_id: b.tenantId } })
+
+    /** A run of A, and the reads Stripe was sent meanwhile. */
+    const runOfA = async () => {
+      const seen = stripe.requests.length
+      const run = await reconcile(a)
+      return { run, reads: stripe.requests.slice(seen).filter((r) => r.method === 'GET') }
+    }
+    // The first run repairs the Dashboard refund (its repair reads Stripe too); the next ones only read.
+    expect((await runOfA()).run).toMatchObject({ findings: 1, repaired: 1 })
+    const before = await runOfA()
+    expect(before.run).toMatchObject({ findings: 1, repaired: 0, checked: { payments: 2, refunds: 1, transfers: 1 } })
+
+    // B's business grows by 150 objects created in A's window: 100 intents, 25 refunds, 25 transfers.
+    for (let n = 0; n < 100; n++) {
+      const { refund } = seedB()
+      if (n < 25) refund()
+    }
+    for (let n = 0; n < 25; n++) {
+      stripe.seed({ object: 'transfer', amount: 10, destination: accountOfB, metadata: { tenant_id: b.tenantId } })
+    }
+    const after = await runOfA()
+    expect(after.run).toMatchObject({ findings: 1, repaired: 0, checked: before.run.checked })
+    console.info(`A's run: ${before.reads.length} Stripe reads, ${after.reads.length} once B had 150 more objects`)
+    expect(after.reads.length).toBe(before.reads.length)
+
+    // Every read of intents, refunds, disputes or transfers names A's own: its search, its intent, its account.
+    for (const { reads } of [before, after]) {
+      const lists = reads
+        .map((r) => new URL(r.path, 'http://stripe.invalid'))
+        .filter((url) => /^\/v1\/(payment_intents|refunds|disputes|transfers)(\/search)?$/.test(url.pathname))
+      const scoped = (url: URL) => {
+        const query = url.searchParams
+        if (url.pathname === '/v1/payment_intents/search') {
+          return query.get('query')?.startsWith(`metadata['tenant_id']:'${a.tenantId}' AND `) === true
+        }
+        if (url.pathname === '/v1/transfers') return query.get('destination') === accountOfA
+        return url.pathname !== '/v1/payment_intents' && query.get('payment_intent') === paid.intentId
+      }
+      expect(lists.filter((url) => !scoped(url)).map(String)).toEqual([])
+      // The search, the paid intent's refunds and disputes (the unpaid one has none), the account's transfers.
+      expect(lists.map((url) => url.pathname).sort()).toEqual(
+        ['/v1/disputes', '/v1/payment_intents/search', '/v1/refunds', '/v1/transfers'].sort()
+      )
+    }
+  }, 120_000)
 })
 
 /** Waits for every run of `workflowIds` to end, and expects each to have begun after the one before it ended. */
@@ -623,7 +758,12 @@ describe('GET /v1/reconciliation/findings and resolving one', () => {
     const ids = [1, 2, 3].map((n) =>
       stripe.seed({ object: 'payment_intent', amount: 100 * n, metadata: { tenant_id: t.tenantId } })
     )
-    stripe.seed({ object: 'transfer', amount: 50, metadata: { tenant_id: t.tenantId } })
+    stripe.seed({
+      object: 'transfer',
+      amount: 50,
+      destination: await connectedAccount(t),
+      metadata: { tenant_id: t.tenantId },
+    })
     const run = await reconcile(t)
     expect(run.findings).toBe(4)
 

@@ -2,10 +2,13 @@
  * @module The ledger check as a test helper (domain/reconciliation/ledger-check.ts): after a payments test, one
  * tenant's books are checked against the database's own rules and against what the stripe-mock proxy holds for the
  * tenant (read through the reconciliation's Stripe source, as the daily run reads Stripe), and the test fails with
- * every violation listed. The proxy records the source's list requests like any other.
+ * every violation listed. The proxy records the source's list requests like any other. Like a run, the source asks
+ * Stripe for the tenant's objects alone: its intents by search, and the transfers to its connected accounts.
  */
 import { expect } from 'vitest'
 import { checkLedger, type LedgerViolation } from '../../domain/reconciliation/ledger-check.ts'
+import { loadConnectedAccounts } from '../../domain/reconciliation/platform-records.ts'
+import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { stripeReconciliationSource } from '../../adapters/stripe/stripe-reconciliation-source.ts'
 import type { PlatformBase } from './platform.ts'
 import type { StripeMock } from './stripe-mock.ts'
@@ -22,11 +25,15 @@ export async function ledgerViolationsOf(
   tenantId: string,
   stripe?: StripeMock
 ): Promise<LedgerViolation[]> {
+  // Its transfers are those to its connected accounts, as a run lists them.
+  const connectedAccounts = stripe
+    ? await runInUnitOfWork(platform.db, tenantId, (uow) => loadConnectedAccounts(uow, 'stripe'))
+    : []
   const snapshot = stripe
     ? await stripeReconciliationSource({
         secretKey: platform.config.STRIPE_SECRET_KEY ?? 'sk_test_123',
         apiBase: stripe.url,
-      }).list(tenantId, ALL_TIME)
+      }).list(tenantId, ALL_TIME, { connectedAccounts })
     : undefined
   return checkLedger(platform.db, tenantId, snapshot)
 }

@@ -10,7 +10,12 @@
  * repeat one; a request repeating an Idempotency-Key gets the first answer again, as from Stripe), what tests make at
  * "Stripe" directly (`seed`, `addRefund`, `addDispute`: the Dashboard, a card issuer) and what happens there later
  * (`setIntentStatus`, `reverseTransfer`...). It answers the list endpoints of payment intents, refunds, disputes,
- * transfers and events (each {@link StripeMock.event} made, whether a test delivered it or not) from that model (`created[gte]`/`[lt]`, `payment_intent`, `limit`, `starting_after`, `expand[]=data.payment_intent`), and
+ * transfers and events (each {@link StripeMock.event} made, whether a test delivered it or not) from that model
+ * (`created[gte]`/`[lt]`, `payment_intent`, `destination`, `limit`, `starting_after`, `expand[]=data.payment_intent`);
+ * the search of payment intents (`GET /v1/payment_intents/search`) in the query shapes the reconciliation sends
+ * (`metadata['key']:'value'`, `created>=N`, `created<N`, joined by ` AND `; any other query is refused with a 400,
+ * so a malformed one fails loudly), paged by `page` and `next_page` as Stripe's are, and unlike Stripe's at once
+ * (Stripe's search lags changes by up to a minute); and
  * a transfer's reversals (`/v1/transfers/{id}/reversals`; the transfer embeds the ten most recent, with `has_more`, as
  * Stripe's does), and retrieves the objects it holds; anything else is stripe-mock's answer, as before. An intent that
  * succeeds (`setIntentStatus`) gets a charge (`latest_charge`) whose balance transaction carries Stripe's processing
@@ -421,15 +426,17 @@ function stripeModel() {
 
   /**
    * A list page, newest first, as Stripe pages: `created` filters, `payment_intent` (a charge's refunds or disputes),
-   * `starting_after`, `limit` (10, at most 100).
+   * `destination` (the transfers to one connected account), `starting_after`, `limit` (10, at most 100).
    */
   function list(collection: string, type: StripeObjectType, query: URLSearchParams) {
     const bound = (op: string) => (query.has(`created[${op}]`) ? Number(query.get(`created[${op}]`)) : undefined)
     const [gte, gt, lt, lte] = ['gte', 'gt', 'lt', 'lte'].map(bound)
     const intent = query.get('payment_intent')
+    const destination = query.get('destination')
     const all = [...objects.values()]
       .filter((o) => o.object === type)
       .filter((o) => intent === null || o.payment_intent === intent)
+      .filter((o) => destination === null || o.destination === destination)
       .filter((o) => (gte === undefined || o.created >= gte) && (gt === undefined || o.created > gt))
       .filter((o) => (lt === undefined || o.created < lt) && (lte === undefined || o.created <= lte))
       .reverse()
@@ -442,6 +449,42 @@ function stripeModel() {
       200,
       pageOf(all, query, `/v1/${collection}`, (o) => withMove(withCharge(expanded(o, expand), fields), fields))
     )
+  }
+
+  /**
+   * A search of payment intents, newest first: every clause of the query must be one the reconciliation sends, and a
+   * page token one this model answered (`page_<offset>`); anything else is a 400, as Stripe refuses a query it cannot
+   * parse.
+   */
+  function search(query: URLSearchParams) {
+    const refused = (message: string) =>
+      json(400, { error: { type: 'invalid_request_error', code: 'parameter_invalid', param: 'query', message } })
+    const tests: Array<(o: StripeObject) => boolean> = []
+    for (const clause of (query.get('query') ?? '').split(' AND ')) {
+      const metadata = /^metadata\['([A-Za-z0-9_]+)'\]:'([A-Za-z0-9_]*)'$/.exec(clause)
+      const bound = /^created(>=|<)(\d+)$/.exec(clause)
+      if (metadata) tests.push((o) => o.metadata[metadata[1]!] === metadata[2])
+      else if (bound?.[1] === '>=') tests.push((o) => o.created >= Number(bound[2]))
+      else if (bound) tests.push((o) => o.created < Number(bound[2]))
+      else return refused(`The search query could not be parsed at: ${JSON.stringify(clause)}`)
+    }
+    const page = query.get('page')
+    const offset = page === null ? 0 : Number(/^page_(\d+)$/.exec(page)?.[1] ?? NaN)
+    if (!Number.isSafeInteger(offset)) return refused(`Not a page of this search: ${JSON.stringify(page)}`)
+    const limit = Math.min(Number(query.get('limit') ?? 10), 100)
+    const found = [...objects.values()]
+      .filter((o) => o.object === 'payment_intent' && tests.every((test) => test(o)))
+      .reverse()
+      .sort((a, b) => b.created - a.created)
+    const fields = expansions(query.entries())
+    const more = offset + limit < found.length
+    return json(200, {
+      object: 'search_result',
+      data: found.slice(offset, offset + limit).map((o) => withCharge(o, fields)),
+      has_more: more,
+      next_page: more ? `page_${offset + limit}` : null,
+      url: '/v1/payment_intents/search',
+    })
   }
 
   /** One page of `all` (newest first), after `starting_after`, of `limit` items (10, at most 100). */
@@ -482,6 +525,9 @@ function stripeModel() {
     if (version !== 'v1' || !type || collection === undefined) return undefined
     const expand = [...url.searchParams.entries()].some(([k, v]) => k.startsWith('expand') && v === 'payment_intent')
     if (request.method === 'GET' && id === undefined) return list(collection, type, url.searchParams)
+    if (request.method === 'GET' && type === 'payment_intent' && id === 'search' && action === undefined) {
+      return search(url.searchParams)
+    }
     if (request.method === 'GET' && type === 'transfer' && id !== undefined && action === 'reversals') {
       return objects.has(id) ? json(200, pageOf(reversalsOf(id), url.searchParams, url.pathname)) : missing(type, id)
     }

@@ -1,8 +1,8 @@
 /**
  * The reconciliation's reads at Stripe take their tenant's turn first (issue 76): every list page and every retrieve
  * waits for `pace(tenantId)`, so a tenant's share of the platform's Stripe rate is its own, and the pacer's per-key turns
- * keep a tenant paging a busy account from delaying another's reads. A tiny server stands in for Stripe's list
- * endpoints (pages of one object each, so a list takes several pages).
+ * keep a tenant paging a busy account from delaying another's reads. A tiny server stands in for Stripe's list and
+ * search endpoints (pages of one object each, so a list takes several pages).
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -20,16 +20,22 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://stripe')
     requests.push(url.pathname)
-    const after = url.searchParams.get('starting_after')
+    // A search pages by its `next_page` token, a list by the last object's id: both end in the page's index here.
+    const search = url.pathname.endsWith('/search')
+    const after = url.searchParams.get(search ? 'page' : 'starting_after')
     const index = after === null ? 0 : Number(after.split('_').at(-1)) + 1
     const kind = url.pathname.split('/')[2]!
+    const more = index + 1 < PER_LIST
+    // The intents a search finds are the searched tenant's, paid: each one's refunds and disputes are lists too.
+    const searched = /metadata\['tenant_id'\]:'(\w+)'/.exec(url.searchParams.get('query') ?? '')?.[1]
     res.setHeader('content-type', 'application/json')
     res.end(
       JSON.stringify({
-        object: 'list',
+        object: search ? 'search_result' : 'list',
         url: url.pathname,
-        has_more: index + 1 < PER_LIST,
-        // Another tenant's objects: the source drops them, and they are all it sees.
+        has_more: more,
+        ...(search && { next_page: more ? `page_${index}` : null }),
+        // Else another tenant's objects: the source drops them, and they are all it sees.
         data: [
           {
             id: `${kind}_${index}`,
@@ -37,7 +43,8 @@ beforeAll(async () => {
             created: 1,
             amount: 100,
             currency: 'usd',
-            metadata: { tenant_id: 'tnt_other' },
+            status: 'succeeded',
+            metadata: { tenant_id: searched ?? 'tnt_other' },
             // What an event carries.
             data: { object: { id: 'pi_1', object: 'payment_intent', metadata: { tenant_id: 'tnt_other' } } },
           },
@@ -54,6 +61,9 @@ afterAll(async () => {
 })
 
 const window = { from: new Date(0), to: new Date(10_000) }
+const [tenantA, tenantB] = ['ten_0000000000007000800000000000000a', 'ten_0000000000007000800000000000000b']
+/** The tenant's connected accounts: the transfers of each are one list. */
+const scope = { connectedAccounts: ['acct_1', 'acct_2'] }
 
 describe("the reconciliation's Stripe reads", () => {
   it("take the tenant's turn before every page", async () => {
@@ -62,11 +72,21 @@ describe("the reconciliation's Stripe reads", () => {
       turns.push(tenantId)
     })
     requests.length = 0
-    await source.list('tnt_a', window)
-    await source.changed!('tnt_a', window)
-    // Four lists and the events, three pages each; one turn per request, all of them the tenant's.
-    expect(requests).toHaveLength(5 * PER_LIST)
-    expect(turns).toEqual(requests.map(() => 'tnt_a'))
+    await source.list(tenantA, window, scope)
+    await source.changed!(tenantA, window)
+    // The search, the refunds and disputes of each of the three intents it found, the transfers of each account and
+    // the events, three pages each; one turn per request, all of them the tenant's.
+    expect(requests).toHaveLength((1 + 2 * PER_LIST + scope.connectedAccounts.length + 1) * PER_LIST)
+    expect(turns).toEqual(requests.map(() => tenantA))
+  })
+
+  it("never search for a value that is not a tenant id (it goes into Stripe's query language)", async () => {
+    const source = stripeReconciliationSource({ secretKey: 'sk_test_x', apiBase })
+    requests.length = 0
+    for (const tenantId of [`${tenantA}' OR metadata['tenant_id']:'${tenantB}`, 'ten_a', '']) {
+      await expect(source.list(tenantId, window, scope)).rejects.toThrow(/Not a tenant id/)
+    }
+    expect(requests).toEqual([])
   })
 
   it("keep a tenant over its share waiting, and another tenant's reads not", async () => {
@@ -79,11 +99,11 @@ describe("the reconciliation's Stripe reads", () => {
     })
     const source = stripeReconciliationSource({ secretKey: 'sk_test_x', apiBase }, (tenantId) => pacer.take(tenantId))
     const started = performance.now()
-    const busy = source.list('tnt_a', window).then(() => performance.now() - started)
-    const other = source.changed!('tnt_b', window).then(() => performance.now() - started)
+    const busy = source.list(tenantA, window, scope).then(() => performance.now() - started)
+    const other = source.changed!(tenantB, window).then(() => performance.now() - started)
     const [busyMs, otherMs] = await Promise.all([busy, other])
-    // A's twelve requests at 20 a second take at least 11 intervals (550 ms); B's three, its own turns, far less.
-    expect(busyMs).toBeGreaterThanOrEqual(500)
+    // A's 27 requests at 20 a second take at least 26 intervals (1.3 s); B's three, its own turns, far less.
+    expect(busyMs).toBeGreaterThanOrEqual(1_250)
     expect(otherMs).toBeLessThan(busyMs / 2)
   })
 })
