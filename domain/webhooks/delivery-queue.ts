@@ -238,7 +238,7 @@ export async function claimOldestHeld(
  */
 const leaseAndLoad = (leaseUntil: Date, now: Date) => Prisma.sql`
     , targets AS MATERIALIZED (
-      SELECT w.id, w.url, w.signing_scheme, w.previous_secret_expires_at, w.enabled, w.failing_since,
+      SELECT w.id, w.url, w.signing_scheme, w.previous_secret_expires_at, w.enabled, w.failing_since, w.secrets_version,
         -- Claimed before its grantor was revoked: ended like a disabled endpoint's (credential-grants.ts).
         ${grantHoldsSql(Prisma.sql`w.tenant_id`, Prisma.sql`w.created_by`, now, 'webhooks')} AS granted
       FROM webhook_endpoints w WHERE w.id IN (SELECT endpoint_id FROM picked))
@@ -248,7 +248,7 @@ const leaseAndLoad = (leaseUntil: Date, now: Date) => Prisma.sql`
     RETURNING d.id, d.tenant_id, d.endpoint_id, d.kind::text AS kind, d.attempt_count, d.first_attempt_at,
       e.id AS event_id, e.type AS event_type, e.created_at AS event_created_at, e.data AS event_data,
       w.url, w.signing_scheme::text AS signing_scheme, w.previous_secret_expires_at, w.enabled, w.failing_since,
-      w.granted`
+      w.secrets_version, w.granted`
 
 function toQueuedDelivery(row: Record<string, unknown>): QueuedDelivery {
   return {

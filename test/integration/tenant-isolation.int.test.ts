@@ -533,6 +533,15 @@ describe('the platform\'s database logins (docs/security.md, "Least privilege in
         (error: unknown) => ({ state: sqlStateOf(error), rows: [] })
       )
     const ofEndpoint = `FROM webhook_endpoint_secrets(ARRAY['${endpointId}'])`
+    // A pump keeps the sealed values while the endpoint's secrets_version stays; any change of a secret moves it.
+    await platform.db.webhookEndpoint.update({ where: { id: endpointId }, data: { previousSecret: 'whsec_old' } })
+    await platform.db.webhookEndpoint.update({ where: { id: endpointId }, data: { description: 'not a secret' } })
+    expect(
+      await platform.db.webhookEndpoint.findUniqueOrThrow({
+        where: { id: endpointId },
+        select: { secretsVersion: true },
+      })
+    ).toEqual({ secretsVersion: 1 })
     if (inject('databaseKind') === 'pglite') {
       // The embedded superuser reads every column; the functions answer as on a server.
       expect(await systemReads(`SELECT count(*)::int AS n ${ofEndpoint}`)).toEqual({ state: 'ok', rows: [{ n: 0 }] })

@@ -63,18 +63,45 @@ BEGIN
 END
 $fn$;
 
+-- Which secrets an endpoint has: moved by every change of one of them, so a pump keeps the sealed values it was given
+-- while this stays, and asks again only when it moves (domain/webhooks/endpoint-secrets.ts).
+ALTER TABLE webhook_endpoints ADD COLUMN secrets_version integer NOT NULL DEFAULT 0;
+
+CREATE OR REPLACE FUNCTION webhook_endpoint_secrets_changed() RETURNS trigger
+  LANGUAGE plpgsql
+  AS $fn$
+  BEGIN
+    NEW.secrets_version := OLD.secrets_version + 1;
+    RETURN NEW;
+  END
+  $fn$;
+
+CREATE TRIGGER webhook_endpoint_secrets_version
+  BEFORE UPDATE OF secret, previous_secret, signing_key, previous_signing_key ON webhook_endpoints
+  FOR EACH ROW
+  WHEN (OLD.secret IS DISTINCT FROM NEW.secret OR OLD.previous_secret IS DISTINCT FROM NEW.previous_secret
+        OR OLD.signing_key IS DISTINCT FROM NEW.signing_key
+        OR OLD.previous_signing_key IS DISTINCT FROM NEW.previous_signing_key)
+  EXECUTE FUNCTION webhook_endpoint_secrets_changed();
+
 -- The sealed secrets of the endpoints among `endpoint_ids` that have a PENDING delivery under a lease: what a pump
--- signs its claimed attempts with, and nothing of an endpoint no pump is delivering to.
+-- signs its claimed attempts with, and nothing of an endpoint no pump is delivering to. A pump asks only for endpoints
+-- whose `secrets_version` it has not seen (asking at every claim cost PostgreSQL 0.1 ms of CPU per delivery at 1,000
+-- deliveries a second). PL/pgSQL keeps the statement's plan for the connection.
 CREATE OR REPLACE FUNCTION webhook_endpoint_secrets(endpoint_ids text[])
-  RETURNS TABLE (id text, secret text, previous_secret text, signing_key text, previous_signing_key text)
-  LANGUAGE sql STABLE SECURITY DEFINER
+  RETURNS TABLE (id text, secrets_version integer, secret text, previous_secret text, signing_key text,
+                 previous_signing_key text)
+  LANGUAGE plpgsql STABLE SECURITY DEFINER
   SET search_path = public, pg_temp
   AS $fn$
-    SELECT w.id, w.secret, w.previous_secret, w.signing_key, w.previous_signing_key
-      FROM webhook_endpoints w
-     WHERE w.id = ANY (endpoint_ids)
-       AND EXISTS (SELECT FROM webhook_deliveries d
-                    WHERE d.endpoint_id = w.id AND d.status = 'PENDING' AND d.dispatch_lease_until IS NOT NULL)
+  BEGIN
+    RETURN QUERY
+      SELECT w.id, w.secrets_version, w.secret, w.previous_secret, w.signing_key, w.previous_signing_key
+        FROM webhook_endpoints w
+       WHERE w.id = ANY (endpoint_ids)
+         AND EXISTS (SELECT FROM webhook_deliveries d
+                      WHERE d.endpoint_id = w.id AND d.status = 'PENDING' AND d.dispatch_lease_until IS NOT NULL);
+  END
   $fn$;
 
 -- A token-signing key's private half, as stored (a sealed JSON string, or a legacy clear JWK object).
