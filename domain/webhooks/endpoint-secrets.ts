@@ -33,7 +33,7 @@ export async function withEndpointSecrets(
   rows: Array<Record<string, unknown>>
 ): Promise<Array<Record<string, unknown>>> {
   let known = kept.get(db)
-  if (!known) kept.set(db, (known = new Map()))
+  if (!known) kept.set(db, (known = new Map<string, EndpointSecrets>()))
   const current = (row: Record<string, unknown>) => {
     const secrets = known.get(row.endpoint_id as string)
     return secrets?.secrets_version === row.secrets_version ? secrets : undefined
