@@ -201,15 +201,27 @@ export function stripeReconciliationSource(
         onPage
       )
       const ids: ProcessorReferences = { intents: [], refunds: [], disputes: [], transfers: [] }
+      const intentOf: Record<string, string> = {}
       for (const event of events) {
-        const object = event.data.object as { id?: string; object?: string; metadata?: Stripe.Metadata | null }
+        const object = event.data.object as {
+          id?: string
+          object?: string
+          metadata?: Stripe.Metadata | null
+          payment_intent?: unknown
+        }
         const tenant = object.metadata?.tenant_id
-        // Another tenant's object never leaves the source; one with none of our metadata is decided by our records.
+        // Another tenant's object never leaves the source; one with none of our metadata is decided by our records:
+        // kept with its payment intent, which the run keeps only when it is one of the tenant's (keepTenantsChanges).
         if (typeof object.id !== 'string' || (tenant !== undefined && tenant !== tenantId)) continue
         if (object.object === 'payment_intent' && tenant === tenantId) ids.intents.push(object.id)
-        else if (object.object === 'refund') ids.refunds.push(object.id)
-        else if (object.object === 'dispute') ids.disputes.push(object.id)
         else if (object.object === 'transfer' && tenant === tenantId) ids.transfers.push(object.id)
+        else if (object.object === 'refund' || object.object === 'dispute') {
+          const intent = idOf(object.payment_intent as string | { id: string } | null | undefined)
+          // Without our metadata and without an intent, it is not of a payment we made.
+          if (tenant === undefined && intent === null) continue
+          if (tenant === undefined && intent !== null) intentOf[object.id] = intent
+          ;(object.object === 'refund' ? ids.refunds : ids.disputes).push(object.id)
+        }
       }
       const unique = (values: string[]) => [...new Set(values)]
       return {
@@ -217,6 +229,7 @@ export function stripeReconciliationSource(
         refunds: unique(ids.refunds),
         disputes: unique(ids.disputes),
         transfers: unique(ids.transfers),
+        intentOf,
       }
     },
 

@@ -286,3 +286,20 @@ export async function loadConnectedAccounts(uow: UnitOfWork, processor: string):
   })
   return accounts.map((a) => a.accountId)
 }
+
+/**
+ * Which of `intentIds` (the processor's payment intent ids) are the tenant's payments: what decides whether a refund
+ * or dispute without our metadata is the tenant's (issue 76).
+ */
+export async function loadPaymentIntents(
+  uow: UnitOfWork,
+  processor: string,
+  intentIds: string[]
+): Promise<Set<string>> {
+  if (intentIds.length === 0) return new Set()
+  const payments = await uow.tx.payment.findMany({
+    where: { tenantId: uow.tenantId, processor, processorReference: { in: [...new Set(intentIds)] } },
+    select: { processorReference: true },
+  })
+  return new Set(payments.map((p) => p.processorReference).filter((id): id is string => id !== null))
+}

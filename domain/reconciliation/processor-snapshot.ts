@@ -104,6 +104,28 @@ export interface ProcessorReferences {
    * disputed more than once (an inquiry closed, then a chargeback), and each of its disputes is compared with its row.
    */
   disputedIntents?: string[]
+  /**
+   * Of `refunds` and `disputes`, those that carry none of our metadata (a refund made in the Dashboard, every
+   * dispute), by the payment intent each belongs to: kept only when that intent is one of the tenant's payments
+   * ({@link keepTenantsChanges}), so a run reads one by one no other tenant's refund or dispute (issue 76).
+   */
+  intentOf?: Record<string, string>
+}
+
+/**
+ * What of `changed` is the tenant's: every object our metadata gave the tenant, and those without it whose payment
+ * intent is one of `tenantIntents`.
+ */
+export function keepTenantsChanges(
+  changed: ProcessorReferences,
+  tenantIntents: ReadonlySet<string>
+): ProcessorReferences {
+  const { intentOf = {} } = changed
+  const ours = (id: string) => {
+    const intent = intentOf[id]
+    return intent === undefined || tenantIntents.has(intent)
+  }
+  return { ...changed, refunds: changed.refunds.filter(ours), disputes: changed.disputes.filter(ours), intentOf: {} }
 }
 
 /**

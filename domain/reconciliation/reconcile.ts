@@ -18,8 +18,13 @@ import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { compareWithProcessor, unmatchedReferences, type Comparison } from './compare.ts'
 import { eventsUnavailableBefore } from './event-retention.ts'
 import { recordFinding } from './findings.ts'
-import { loadConnectedAccounts, loadPlatformRecords } from './platform-records.ts'
-import { mergeSnapshots, type CreatedWindow, type ReconciliationSource } from './processor-snapshot.ts'
+import { loadConnectedAccounts, loadPaymentIntents, loadPlatformRecords } from './platform-records.ts'
+import {
+  keepTenantsChanges,
+  mergeSnapshots,
+  type CreatedWindow,
+  type ReconciliationSource,
+} from './processor-snapshot.ts'
 import { repairsOf, type Repair } from './repairs.ts'
 
 /**
@@ -112,8 +117,18 @@ export async function reconcileTenant(deps: ReconcileDeps, request: ReconcileReq
   // the events the processor still keeps: the window's older part, if any, is checked by the listing alone.
   const unavailableBefore = source.changed ? eventsUnavailableBefore(window, deps.now()) : undefined
   const eventsWindow = { from: unavailableBefore ?? window.from, to: window.to }
-  const changed =
+  const reported =
     eventsWindow.from < eventsWindow.to ? await source.changed?.(tenantId, eventsWindow, deps.onPage) : undefined
+  // Refunds and disputes without our metadata are the tenant's only when their payment is (issue 76): no run reads
+  // another tenant's one by one.
+  const changed =
+    reported &&
+    keepTenantsChanges(
+      reported,
+      await runInUnitOfWork(db, tenantId, (uow) =>
+        loadPaymentIntents(uow, source.name, Object.values(reported.intentOf ?? {}))
+      )
+    )
   const load = () =>
     runInUnitOfWork(db, tenantId, (uow) => loadPlatformRecords(uow, source.name, window, listed, changed))
   const before = await load()

@@ -626,17 +626,19 @@ describe("a run's reads at Stripe (issue 76)", () => {
     const before = await runOfA()
     expect(before.run).toMatchObject({ findings: 1, repaired: 0, checked: { payments: 2, refunds: 1, transfers: 1 } })
 
-    // B's business grows by 150 objects created in A's window: 100 intents, 25 refunds, 25 transfers.
+    // B's business grows by 160 objects created in A's window: 100 intents, 25 refunds and 10 disputes (made at
+    // Stripe, so without our metadata, each with its event: Stripe's events are read account-wide), 25 transfers.
     for (let n = 0; n < 100; n++) {
-      const { refund } = seedB()
-      if (n < 25) refund()
+      const { intent, refund } = seedB()
+      if (n < 25) stripe.event('refund.created', refund().id)
+      if (n >= 90) stripe.event('charge.dispute.created', stripe.addDispute({ paymentIntent: intent.id }).id)
     }
     for (let n = 0; n < 25; n++) {
       stripe.seed({ object: 'transfer', amount: 10, destination: accountOfB, metadata: { tenant_id: b.tenantId } })
     }
     const after = await runOfA()
     expect(after.run).toMatchObject({ findings: 1, repaired: 0, checked: before.run.checked })
-    console.info(`A's run: ${before.reads.length} Stripe reads, ${after.reads.length} once B had 150 more objects`)
+    console.info(`A's run: ${before.reads.length} Stripe reads, ${after.reads.length} once B had 160 more objects`)
     expect(after.reads.length).toBe(before.reads.length)
 
     // Every read of intents, refunds, disputes or transfers names A's own: its search, its intent, its account.
