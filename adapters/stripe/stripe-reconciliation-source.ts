@@ -6,24 +6,25 @@
  * made in the Dashboard and disputes carry none of ours: their payment intent's metadata decides, read through
  * `expand`), so an object Stripe answered for another tenant never reaches the comparison.
  *
- * What changed in a window whenever it was created is found in Stripe's events of the window (`GET /v1/events`): the
- * one read of the whole platform account left, since Stripe filters events by type and time only, never by metadata
- * or account; its other tenants' objects are dropped here by their metadata. Every dispute of a charge we hold
+ * What changed in a window whenever it was created is found in Stripe's events (`GET /v1/events`), which Stripe
+ * filters by type and time only, never by metadata or account: they are read here page by page for the whole platform,
+ * once per stretch of time, and kept (domain/reconciliation/processor-event-index.ts); each run reads its tenant's
+ * from there. Every dispute of a charge we hold
  * disputes of is read in its dispute list (`GET /v1/disputes?payment_intent=`), so a charge disputed again is
  * compared dispute by dispute (issue 58); every reversal of a transfer, past the ten Stripe embeds in it
  * (stripe-transfer-reversals.ts). It only reads: nothing at Stripe changes.
  *
- * Every request first takes the tenant's turn (`pace`, issue 76): each tenant's reads have a share of the platform's
- * Stripe rate of their own, so a tenant with many objects waits for its turns while another tenant's run, and the
- * API's payments, do not wait behind it.
+ * Every request first takes the tenant's turn (`pace`, issue 76; the events, the platform's): each tenant's reads have
+ * a share of the platform's Stripe rate of their own, so a tenant with many objects waits for its turns while another
+ * tenant's run, and the API's payments, do not wait behind it.
  */
 import Stripe from 'stripe'
 import type {
   CreatedWindow,
+  ProcessorChange,
   ListingScope,
   ProcessorDispute,
   ProcessorIntent,
-  ProcessorReferences,
   ProcessorRefund,
   ProcessorSnapshot,
   ProcessorTransfer,
@@ -130,6 +131,34 @@ const tenantOf = {
   transfer: (o: Stripe.Transfer) => o.metadata.tenant_id,
 }
 
+/** The pace key of the reads made for the whole platform (the events), beside each tenant's own. */
+export const PLATFORM_READS = 'platform'
+
+/** What the index keeps of an event: the object it is about, whose (our metadata), and its payment intent. */
+function changeOf(event: Stripe.Event): ProcessorChange[] {
+  const object = event.data.object as {
+    id?: string
+    object?: string
+    metadata?: Stripe.Metadata | null
+    payment_intent?: unknown
+  }
+  if (typeof object.id !== 'string' || typeof object.object !== 'string') return []
+  const intent =
+    object.object === 'refund' || object.object === 'dispute'
+      ? idOf(object.payment_intent as string | { id: string } | null | undefined)
+      : null
+  return [
+    {
+      eventId: event.id,
+      created: instant(event.created),
+      objectType: object.object,
+      objectId: object.id,
+      tenantId: object.metadata?.tenant_id ?? null,
+      paymentIntentId: intent,
+    },
+  ]
+}
+
 /** Waits for a tenant's next turn at Stripe (infra/pacer.ts, keyed by tenant). */
 export type StripePace = (tenantId: string) => Promise<void>
 
@@ -192,44 +221,23 @@ export function stripeReconciliationSource(
       }
     },
 
-    async changed(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorReferences> {
-      // Account-wide: Stripe cannot filter events by metadata or account (the module's comment).
+    async eachEventPage(window: CreatedWindow, onPage: (changes: ProcessorChange[]) => Promise<void>): Promise<void> {
+      // Account-wide: Stripe cannot filter events by metadata or account. Read once for the whole platform, at the
+      // platform's own pace, and kept (domain/reconciliation/processor-event-index.ts).
       const created = secondsOf(window)
-      const events = await listAll(
-        () => pace(tenantId),
-        (after) => stripe.events.list({ created, types: CHANGE_EVENTS, limit: PAGE, starting_after: after }),
-        onPage
-      )
-      const ids: ProcessorReferences = { intents: [], refunds: [], disputes: [], transfers: [] }
-      const intentOf: Record<string, string> = {}
-      for (const event of events) {
-        const object = event.data.object as {
-          id?: string
-          object?: string
-          metadata?: Stripe.Metadata | null
-          payment_intent?: unknown
-        }
-        const tenant = object.metadata?.tenant_id
-        // Another tenant's object never leaves the source; one with none of our metadata is decided by our records:
-        // kept with its payment intent, which the run keeps only when it is one of the tenant's (keepTenantsChanges).
-        if (typeof object.id !== 'string' || (tenant !== undefined && tenant !== tenantId)) continue
-        if (object.object === 'payment_intent' && tenant === tenantId) ids.intents.push(object.id)
-        else if (object.object === 'transfer' && tenant === tenantId) ids.transfers.push(object.id)
-        else if (object.object === 'refund' || object.object === 'dispute') {
-          const intent = idOf(object.payment_intent as string | { id: string } | null | undefined)
-          // Without our metadata and without an intent, it is not of a payment we made.
-          if (tenant === undefined && intent === null) continue
-          if (tenant === undefined && intent !== null) intentOf[object.id] = intent
-          ;(object.object === 'refund' ? ids.refunds : ids.disputes).push(object.id)
-        }
-      }
-      const unique = (values: string[]) => [...new Set(values)]
-      return {
-        intents: unique(ids.intents),
-        refunds: unique(ids.refunds),
-        disputes: unique(ids.disputes),
-        transfers: unique(ids.transfers),
-        intentOf,
+      let startingAfter: string | undefined
+      for (;;) {
+        await pace(PLATFORM_READS)
+        const page = await stripe.events.list({
+          created,
+          types: CHANGE_EVENTS,
+          limit: PAGE,
+          starting_after: startingAfter,
+        })
+        await onPage(page.data.flatMap(changeOf))
+        const last = page.data.at(-1)
+        if (!page.has_more || !last) return
+        startingAfter = last.id
       }
     },
 

@@ -157,11 +157,24 @@ export interface ReconciliationSource {
    */
   retrieve(tenantId: string, references: ProcessorReferences): Promise<ProcessorSnapshot>
   /**
-   * The objects that changed in the window, whenever they were created (a refund that failed days later, a transfer
-   * reversed, a dispute decided), from the processor's own events: those whose metadata names the tenant, and
-   * refunds and disputes that carry none of ours (the comparison keeps those our records name). Ids only.
+   * The processor's events created in the window, the whole account's, page by page (each page handled before the
+   * next is asked for): what changed whenever it was created (a refund that failed days later, a transfer reversed, a
+   * dispute decided). Read once for the platform and kept (processor-event-index.ts), never once per tenant.
    */
-  changed?(tenantId: string, window: CreatedWindow, onPage?: () => void): Promise<ProcessorReferences>
+  eachEventPage?(window: CreatedWindow, onPage: (changes: ProcessorChange[]) => Promise<void>): Promise<void>
+}
+
+/** One event of the processor, as the index keeps it: the object it is about and whose it is. */
+export interface ProcessorChange {
+  eventId: string
+  created: Date
+  /** The object's kind (Stripe: `payment_intent`, `refund`, `dispute`, `transfer`). */
+  objectType: string
+  objectId: string
+  /** The tenant our metadata names; null when the object carries none of ours (a Dashboard refund, a dispute). */
+  tenantId: string | null
+  /** Of a refund or dispute, the payment intent it belongs to. */
+  paymentIntentId: string | null
 }
 
 /**

@@ -19,10 +19,12 @@ import { compareWithProcessor, unmatchedReferences, type Comparison } from './co
 import { eventsUnavailableBefore } from './event-retention.ts'
 import { recordFinding } from './findings.ts'
 import { loadConnectedAccounts, loadPaymentIntents, loadPlatformRecords } from './platform-records.ts'
+import { changedInWindow, indexEventsUntil } from './processor-event-index.ts'
 import {
   keepTenantsChanges,
   mergeSnapshots,
   type CreatedWindow,
+  type ProcessorReferences,
   type ReconciliationSource,
 } from './processor-snapshot.ts'
 import { repairsOf, type Repair } from './repairs.ts'
@@ -114,11 +116,17 @@ export async function reconcileTenant(deps: ReconcileDeps, request: ReconcileReq
   const listedAt = readStart(deps.now())
   const listed = await source.list(tenantId, listingWindow, { connectedAccounts }, deps.onPage)
   // Objects created before the window that changed in it (a refund failed days later, a transfer reversed), from
-  // the events the processor still keeps: the window's older part, if any, is checked by the listing alone.
-  const unavailableBefore = source.changed ? eventsUnavailableBefore(window, deps.now()) : undefined
-  const eventsWindow = { from: unavailableBefore ?? window.from, to: window.to }
-  const reported =
-    eventsWindow.from < eventsWindow.to ? await source.changed?.(tenantId, eventsWindow, deps.onPage) : undefined
+  // the events the processor still keeps, read once for the platform (processor-event-index.ts): the window's older
+  // part, if any, is checked by the listing alone.
+  let unavailableBefore = source.eachEventPage ? eventsUnavailableBefore(window, deps.now()) : undefined
+  let reported: ProcessorReferences | undefined
+  const eventsFrom = unavailableBefore ?? window.from
+  if (source.eachEventPage && eventsFrom < window.to) {
+    const indexFrom = await indexEventsUntil({ db, source, now: deps.now, onPage: deps.onPage }, window.to)
+    if (indexFrom > eventsFrom) unavailableBefore = indexFrom < window.to ? indexFrom : window.to
+    const from = indexFrom > eventsFrom ? indexFrom : eventsFrom
+    if (from < window.to) reported = await changedInWindow(db, source.name, tenantId, { from, to: window.to })
+  }
   // Refunds and disputes without our metadata are the tenant's only when their payment is (issue 76): no run reads
   // another tenant's one by one.
   const changed =

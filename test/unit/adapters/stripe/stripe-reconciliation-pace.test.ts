@@ -7,7 +7,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { stripeReconciliationSource } from '../../../../adapters/stripe/stripe-reconciliation-source.ts'
+import { PLATFORM_READS, stripeReconciliationSource } from '../../../../adapters/stripe/stripe-reconciliation-source.ts'
 import { createPacer } from '../../../../infra/pacer.ts'
 
 /** Objects each list endpoint holds; one per page. */
@@ -73,11 +73,14 @@ describe("the reconciliation's Stripe reads", () => {
     })
     requests.length = 0
     await source.list(tenantA, window, scope)
-    await source.changed!(tenantA, window)
-    // The search, the refunds and disputes of each of the three intents it found, the transfers of each account and
-    // the events, three pages each; one turn per request, all of them the tenant's.
-    expect(requests).toHaveLength((1 + 2 * PER_LIST + scope.connectedAccounts.length + 1) * PER_LIST)
+    // The search, the refunds and disputes of each of the three intents it found, the transfers of each account,
+    // three pages each; one turn per request, all of them the tenant's.
+    expect(requests).toHaveLength((1 + 2 * PER_LIST + scope.connectedAccounts.length) * PER_LIST)
     expect(turns).toEqual(requests.map(() => tenantA))
+    // The events are the platform's reads (read once for every tenant, processor-event-index.ts), at its own pace.
+    turns.length = 0
+    await source.eachEventPage!(window, async () => undefined)
+    expect(turns).toEqual([PLATFORM_READS, PLATFORM_READS, PLATFORM_READS])
   })
 
   it("never search for a value that is not a tenant id (it goes into Stripe's query language)", async () => {
@@ -100,9 +103,9 @@ describe("the reconciliation's Stripe reads", () => {
     const source = stripeReconciliationSource({ secretKey: 'sk_test_x', apiBase }, (tenantId) => pacer.take(tenantId))
     const started = performance.now()
     const busy = source.list(tenantA, window, scope).then(() => performance.now() - started)
-    const other = source.changed!(tenantB, window).then(() => performance.now() - started)
+    const other = source.eachEventPage!(window, async () => undefined).then(() => performance.now() - started)
     const [busyMs, otherMs] = await Promise.all([busy, other])
-    // A's 27 requests at 20 a second take at least 26 intervals (1.3 s); B's three, its own turns, far less.
+    // A's 27 requests at 20 a second take at least 26 intervals (1.3 s); the platform's three, its own turns, far less.
     expect(busyMs).toBeGreaterThanOrEqual(1_250)
     expect(otherMs).toBeLessThan(busyMs / 2)
   })
