@@ -28,12 +28,10 @@ export interface EventIndexDeps {
   now: () => Date
   /** Told while reading or waiting (the activity's heartbeat). */
   onPage?: () => void
-  /** Waits (the tests' clock may differ from the timers'). */
-  sleep?: (ms: number) => Promise<void>
 }
 
 const wholeSecondBefore = (at: Date) => new Date(Math.floor(at.getTime() / 1000) * 1000)
-const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /**
  * Makes the index reach `until` (or the last whole second, if `until` is later), reading from the processor what it
@@ -42,7 +40,6 @@ const wait = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, 
  */
 export async function indexEventsUntil(deps: EventIndexDeps, until: Date): Promise<Date> {
   const { db, source } = deps
-  const sleep = deps.sleep ?? wait
   const startedAt = Date.now()
   // Fixed once: a target that moved with the clock would never be reached (readings end on a second already past).
   const asked = deps.now()
