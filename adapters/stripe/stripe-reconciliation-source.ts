@@ -7,12 +7,12 @@
  * `expand`), so an object Stripe answered for another tenant never reaches the comparison.
  *
  * What changed in a window whenever it was created is found in Stripe's events (`GET /v1/events`), which Stripe
- * filters by type and time only, never by metadata or account: they are read here page by page for the whole platform,
- * once per stretch of time, and kept (domain/reconciliation/processor-event-index.ts); each run reads its tenant's
- * from there. Every dispute of a charge we hold
- * disputes of is read in its dispute list (`GET /v1/disputes?payment_intent=`), so a charge disputed again is
- * compared dispute by dispute (issue 58); every reversal of a transfer, past the ten Stripe embeds in it
- * (stripe-transfer-reversals.ts). It only reads: nothing at Stripe changes.
+ * filters by type and time only, never by metadata or account: they are read here page by page for the whole
+ * platform, once per stretch of time, and kept (domain/reconciliation/processor-event-index.ts); each run reads its
+ * tenant's from there. Every dispute of a charge we hold disputes of is read in its dispute list
+ * (`GET /v1/disputes?payment_intent=`), so a charge disputed again is compared dispute by dispute (issue 58); every
+ * reversal of a transfer, past the ten Stripe embeds in it (stripe-transfer-reversals.ts). It only reads: nothing at
+ * Stripe changes.
  *
  * Every request first takes the tenant's turn (`pace`, issue 76; the events, the platform's): each tenant's reads have
  * a share of the platform's Stripe rate of their own, so a tenant with many objects waits for its turns while another
