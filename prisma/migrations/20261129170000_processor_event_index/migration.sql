@@ -3,8 +3,9 @@
 -- filtered by type and time only. Each tenant's run used to page them all: the account's events, once per run. Now
 -- the first run that needs a stretch of time pages it once and keeps, per event, which object it is about and whose
 -- (the tenant of our metadata, or the payment intent a refund or dispute belongs to); every run reads its tenant's
--- rows here. Ids and tenant ids only: no amounts, no names. Platform data, no row-level security (like signing_keys):
--- the system role reads it with the tenant named in the statement. Rows older than Stripe's 30 days are removed as
+-- rows here. Ids and tenant ids only: no amounts, no names. The system role writes it and reads it with the tenant
+-- named in the statement; as every table with a tenant_id it has row-level security all the same (a unit sees its
+-- tenant's rows only, and none of the rows no metadata attributes). Rows older than Stripe's 30 days are removed as
 -- the index moves on.
 CREATE TABLE "processor_event_index" (
     "event_id" TEXT NOT NULL,
@@ -19,6 +20,9 @@ CREATE TABLE "processor_event_index" (
 );
 
 CREATE INDEX "processor_event_index_tenant_idx" ON "processor_event_index" ("processor", "tenant_id", "created_at");
+
+ALTER TABLE "processor_event_index" ENABLE ROW LEVEL SECURITY;
+CREATE POLICY tenant_isolation ON "processor_event_index" USING (tenant_id = app_current_tenant()) WITH CHECK (tenant_id = app_current_tenant());
 
 -- How far the index reaches, and which process is reading Stripe for it now (a lease, never a transaction held across
 -- Stripe's answers): one reader at a time, the other runs wait for it.
