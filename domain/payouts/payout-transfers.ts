@@ -17,7 +17,7 @@ import type { PayoutProcessor } from './payout-processor.ts'
 import { dueOf, owedOf, settledStatusOf } from './payout-attempts.ts'
 import { describeAmount } from '../pricing/money.ts'
 import { transferableOf } from '../settlements/settlement-math.ts'
-import { payableBalance } from '../settlements/settlement-sources.ts'
+import { payableBalance } from '../settlements/provider-terms.ts'
 import { bookTransferMoney } from './payout-ledger.ts'
 import { lockTransfer, sendPayout } from './payout-sending.ts'
 

@@ -12,7 +12,8 @@ import { newId } from '../ids.ts'
 import { journalLines } from './journal.ts'
 import { postEntry } from './post-entry.ts'
 import { adjustmentItems, inCurrency, refundItems, sessionItems, totalsOf, type ItemRow } from './settlement-items.ts'
-import { feeRuleFor, payableLines, type SettlementScope } from './settlement-sources.ts'
+import { feeRuleFor } from './provider-terms.ts'
+import { payableLines, type SettlementScope } from './settlement-sources.ts'
 
 export interface SettlementRun {
   settlementId: string

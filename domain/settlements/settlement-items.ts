@@ -19,11 +19,10 @@ import {
   type FeeRule,
   type SessionCharge,
 } from './settlement-math.ts'
+import { payableBalance, unsettledAdjustments } from './provider-terms.ts'
 import {
   ordersWithRefunds,
   settledLinesWithRefunds,
-  payableBalance,
-  unsettledAdjustments,
   type PayableLine,
   type SettlementScope,
 } from './settlement-sources.ts'

@@ -24,19 +24,11 @@ import {
   type QueuedDelivery,
 } from './delivery-queue.ts'
 import type { AttemptRecord } from './endpoint-health.ts'
-import { endpointsHoldingDeliveries, holdStrays } from './held-deliveries.ts'
+import { checkRetryWorkflows, type EndpointRetryStarter } from './retry-check.ts'
 import type { WebhookPoster } from './post-webhook.ts'
 import { recordBatch, type AttemptObserver } from './record-batch.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
 import { rememberingOpened, type SecretBox } from '../../infra/secret-box.ts'
-
-/** Starts (or wakes) failing endpoints' retry workflows: the pump's only use of Temporal. */
-export interface EndpointRetryStarter {
-  /** The endpoint's breaker just opened, or it holds new deliveries: start its retry workflow, or wake it. */
-  wake(endpoint: { endpointId: string; tenantId: string }): Promise<void>
-  /** Starts the endpoint's retry workflow unless one is running (the periodic check). */
-  ensureRunning(endpoint: { endpointId: string; tenantId: string }): Promise<void>
-}
 
 export interface PumpDeps {
   db: Db
@@ -286,27 +278,6 @@ function createPump(deps: PumpDeps, partition: number) {
 }
 
 /**
- * Starts the retry workflow of every open-breaker endpoint of the partition that holds deliveries and has none
- * running: what a crash between opening a breaker and starting its workflow, or a workflow that ended just as a
- * delivery was held, leaves behind. Holds those endpoints' stray due rows (a fan-out racing the breaker's opening).
- */
-async function checkRetryWorkflows(deps: PumpDeps, partition: number): Promise<void> {
-  const holding = await endpointsHoldingDeliveries(deps.db, partition, partitionCount(deps.settings))
-  await holdStrays(
-    deps.db,
-    holding.map((endpoint) => endpoint.endpointId),
-    deps.now()
-  )
-  for (const endpoint of holding) {
-    await deps.retries
-      .ensureRunning(endpoint)
-      .catch((error: unknown) =>
-        deps.logger.warn({ endpointId: endpoint.endpointId, err: error }, 'webhook retry check failed')
-      )
-  }
-}
-
-/**
  * How long an idle pump waits after `looks` looks in a row found nothing: `pollMs`, doubled with each, at most
  * `idlePollMs`. An event recorded after a quiet spell waits at most `idlePollMs` for its fan-out.
  */
@@ -331,7 +302,7 @@ export async function runDeliveryPump(deps: PumpDeps, run: PumpRun): Promise<Pum
       await pump.flush()
       if (Date.now() >= nextRetryCheck) {
         nextRetryCheck = Date.now() + RETRY_CHECK_MS
-        await checkRetryWorkflows(deps, run.partition)
+        await checkRetryWorkflows(deps, run.partition, partitionCount(deps.settings))
       }
       // Busy: finished attempts are gathered briefly so they are recorded together. Full: the next round waits for a
       // quarter of the slots (or the flush), not for the first attempt to finish: at 1,000 deliveries a second, rounds
@@ -361,6 +332,6 @@ export async function pumpOnce(deps: PumpDeps, partition = 0): Promise<PumpStats
   const pump = createPump(deps, partition)
   while (await pump.round()) await pump.drain()
   await pump.drain()
-  await checkRetryWorkflows(deps, partition)
+  await checkRetryWorkflows(deps, partition, partitionCount(deps.settings))
   return pump.stats
 }

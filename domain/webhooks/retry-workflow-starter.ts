@@ -1,6 +1,6 @@
 /**
  * @module Starts and wakes failing endpoints' retry workflows on Temporal, for the delivery pumps
- * (delivery-pump.ts `EndpointRetryStarter`). Signal-with-start: a running workflow gets the wake signal, a closed one
+ * (retry-check.ts `EndpointRetryStarter`). Signal-with-start: a running workflow gets the wake signal, a closed one
  * a new run, so a start never races a workflow that is just ending.
  */
 import type { Client } from '@temporalio/client'
@@ -14,7 +14,7 @@ import {
   endpointRetryWorkflowId,
   type EndpointRetryInput,
 } from '../../common/webhooks/webhook-queue-contract.ts'
-import type { EndpointRetryStarter } from './delivery-pump.ts'
+import type { EndpointRetryStarter } from './retry-check.ts'
 import type { RetryPolicy } from '../../common/webhooks/retry-schedule.ts'
 
 const CALL_DEADLINE_MS = 5000

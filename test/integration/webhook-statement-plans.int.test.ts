@@ -10,7 +10,7 @@
  * per delivery").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { recordAttemptsStatement } from '../../domain/webhooks/delivery-queue.ts'
+import { recordAttemptsStatement } from '../../domain/webhooks/attempt-records.ts'
 import type { AttemptRecord } from '../../domain/webhooks/endpoint-health.ts'
 import { newId } from '../../domain/ids.ts'
 import { closeDb, createDb, type Db } from '../../infra/db.ts'

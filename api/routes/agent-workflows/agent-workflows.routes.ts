@@ -17,6 +17,8 @@ import { IdParam, UtcDateTime, pageOf } from '../../openapi/schemas.ts'
 import { resourceId } from '../../../domain/id-schema.ts'
 import { AGENT_WORKFLOW_TEMPLATES, templateById } from '../../../domain/ai/agents/agent-workflow-templates.ts'
 
+import { FamilyMessage, StaffTask } from './agent-outputs.ts'
+
 const tags = ['Agent workflows']
 
 export const AgentWorkflowCreate = z
@@ -123,36 +125,6 @@ const runFields = {
 }
 export const AgentRun = z.object(runFields).openapi('AgentRun')
 export const AgentRunDetail = z.object({ ...runFields, steps: z.array(AgentRunStep) }).openapi('AgentRunDetail')
-
-export const StaffTask = z
-  .object({
-    id: resourceId('staffTask'),
-    title: z.string(),
-    description: z.string().nullable(),
-    childId: z.string().nullable(),
-    locationId: z.string().nullable(),
-    status: z.enum(['OPEN', 'DONE']),
-    dueAt: UtcDateTime.nullable(),
-    agentRunId: z.string().nullable(),
-    completedAt: UtcDateTime.nullable(),
-    createdAt: UtcDateTime,
-    updatedAt: UtcDateTime,
-  })
-  .openapi('StaffTask')
-
-export const FamilyMessage = z
-  .object({
-    id: resourceId('familyMessage'),
-    childId: z.string().nullable(),
-    recipientClientIds: z
-      .array(z.string())
-      .openapi({ description: 'The clients linked to the child when the message was written.' }),
-    subject: z.string(),
-    body: z.string(),
-    agentRunId: z.string().nullable(),
-    createdAt: UtcDateTime,
-  })
-  .openapi('FamilyMessage')
 
 const WorkflowId = IdParam('agentWorkflow')
 

@@ -10,6 +10,7 @@ import { AGENT_WORKFLOW_TEMPLATES } from '../../../domain/ai/agents/agent-workfl
 import { configOf, type AgentWorkflow as WorkflowRow } from '../../../domain/ai/agents/agent-workflow-service.ts'
 import { listFamilyMessages, type FamilyMessage as MessageRow } from '../../../domain/ai/agents/family-messages.ts'
 import { listStaffTasks, setStaffTaskStatus, type StaffTask as TaskRow } from '../../../domain/ai/agents/staff-tasks.ts'
+import type { FamilyMessage, StaffTask } from './agent-outputs.ts'
 import type { JsonObject } from '../../../domain/merge-patch.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
@@ -30,8 +31,6 @@ import {
   type AgentRunStep,
   type AgentWorkflow,
   type AgentWorkflowTemplate,
-  type FamilyMessage,
-  type StaffTask,
 } from './agent-workflows.routes.ts'
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null)
