@@ -3,8 +3,9 @@
  * (sandboxed-reader.ts: a deadline, a memory budget the kernel enforces, a lower CPU priority), so no upload can hold
  * the event loop, the memory or the CPU that run every tenant's reminders, deliveries, agent runs and payments.
  *
- * In front of the readers, a bounded queue: files wait tenant by tenant, in turn, at most `waitingPerTenant` of one
- * tenant and `waitingInAll` in all; past that `parse` refuses at once with KnowledgeReaderBusy, so the indexing
+ * In front of the readers, a bounded queue: files wait tenant by tenant, in turn — a free reader goes to the waiting
+ * tenant with the fewest files being read, so a tenant whose files hold every reader cannot also take the next one
+ * before another tenant's first — at most `waitingPerTenant` of one tenant and `waitingInAll` in all; past that `parse` refuses at once with KnowledgeReaderBusy, so the indexing
  * activity returns and its workflow waits on a durable timer, holding no worker slot and no memory. The same document
  * version asked for twice (an activity retried while its first attempt still waits) shares one reading; a caller that
  * gives up (its activity cancelled or timed out) takes its file out of the queue, or stops its reader when it was the
@@ -56,6 +57,8 @@ export class SandboxedDocumentParser implements DocumentParser {
   /** Every reader process started and not yet known to have ended. */
   private readonly readers = new Set<SandboxedReader>()
   private reading = 0
+  /** Files being read, by tenant: who gets the next free reader. */
+  private readonly readingByTenant = new Map<string, number>()
 
   constructor(limits: SandboxLimits) {
     this.limits = limits
@@ -144,10 +147,19 @@ export class SandboxedDocumentParser implements DocumentParser {
     }
   }
 
-  /** The next tenant's oldest file: tenants take turns, a tenant with more waiting goes to the back of the line. */
+  /**
+   * The oldest file of the waiting tenant with the fewest files being read (ties: whose turn comes first); the tenant
+   * goes to the back of the line when it has more waiting.
+   */
   private takeNext(): Job | undefined {
-    const tenantId = this.turns.shift()
-    if (tenantId === undefined) return undefined
+    let at = -1
+    let fewest = Infinity
+    for (let i = 0; i < this.turns.length; i++) {
+      const reading = this.readingByTenant.get(this.turns[i]!) ?? 0
+      if (reading < fewest) [at, fewest] = [i, reading]
+    }
+    if (at === -1) return undefined
+    const [tenantId] = this.turns.splice(at, 1) as [string]
     const queue = this.waiting.get(tenantId)!
     const job = queue.shift()!
     if (queue.length > 0) this.turns.push(tenantId)
@@ -160,6 +172,7 @@ export class SandboxedDocumentParser implements DocumentParser {
       const job = this.takeNext()
       if (!job) return
       this.reading++
+      this.countReading(job.document.tenantId, 1)
       void this.run(job)
     }
   }
@@ -187,7 +200,14 @@ export class SandboxedDocumentParser implements DocumentParser {
       if (job.document.key !== undefined && this.byKey.get(job.document.key) === job)
         this.byKey.delete(job.document.key)
       this.reading--
+      this.countReading(job.document.tenantId, -1)
       this.dispatch()
     }
+  }
+
+  private countReading(tenantId: string, change: 1 | -1): void {
+    const count = (this.readingByTenant.get(tenantId) ?? 0) + change
+    if (count === 0) this.readingByTenant.delete(tenantId)
+    else this.readingByTenant.set(tenantId, count)
   }
 }

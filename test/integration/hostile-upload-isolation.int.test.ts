@@ -139,7 +139,8 @@ describe("a tenant's hostile uploads", () => {
         `${aDocuments.length} documents final after ${aDoneMs} ms; worker event-loop lag max ${lag} s, RSS ` +
         `${residentBefore} → ${residentAfter} MB`
     )
-    // B waited for no file of A's: its delivery within seconds, its document behind at most the file being read.
+    // B waited for no file of A's: its delivery within seconds, its document behind at most one file being read (the
+    // next free reader goes to the tenant reading least: 16 s beside four busy loops, 47 s when A's turn came first).
     expect(bDeliveredMs).toBeLessThan(15_000)
     expect(bReadyMs).toBeLessThan(45_000)
     // No freeze (the old line held it for hours): 0.6 s at most on a quiet machine, 1.3–1.8 s in CI runs with two

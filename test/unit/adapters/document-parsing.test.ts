@@ -124,6 +124,25 @@ describe('SandboxedDocumentParser', () => {
     // b1 came while a1 was read and a2 already waited: it waits for a2 (a's turn), not for a3 as well.
     expect(finished).toEqual(['a1', 'a2', 'b1', 'a3'])
   }, 30_000)
+
+  it('gives a free reader to a tenant with none before one whose files hold the others', async () => {
+    const reader = sandbox({ processes: 2 })
+    const file = (tenantId: string, name: string, sections: number) =>
+      reader
+        .parse({
+          tenantId,
+          mediaType: 'text/markdown',
+          bytes: utf8(`# ${name}\n\n${'# H\n\nText.\n\n'.repeat(sections)}`),
+        })
+        .then(() => name)
+    // a1 is quick, a2 slow: when a1's reader frees, a still has a2 being read and a3 waiting, b has b1 waiting.
+    const order: string[] = []
+    const all = [file('tnt_a', 'a1', 1), file('tnt_a', 'a2', 100_000), file('tnt_a', 'a3', 1), file('tnt_b', 'b1', 1)]
+    for (const done of all) void done.then((name) => order.push(name))
+    await Promise.all(all)
+    // Turn order alone gave a3 the reader (a's turn came first), and b1 waited for a3 as well.
+    expect(order.indexOf('b1')).toBeLessThan(order.indexOf('a3'))
+  }, 60_000)
 })
 
 describe('SandboxedDocumentParser against hostile files and hostile volumes', () => {
