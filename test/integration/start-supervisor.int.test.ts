@@ -75,6 +75,10 @@ beforeAll(async () => {
     RESPONSE_VALIDATION: 'enforce',
     // A booking's first workflow task at once, so a booking needs the worker now: what this file proves comes back.
     BOOKING_WORKFLOW_START: 'immediate',
+    // The worker at the test's own priority: `npm start` runs it at nice 10 so that one machine's requests come first,
+    // and beside the suite's other files a nice-10 worker got so little CPU that its start took 108 s in a CI run (5 s
+    // quiet). What this file proves is supervision, not priority (worker-priority.int.test.ts proves that).
+    WORKER_CPU_NICE: '0',
   })
   const ready = await start.waitFor(/server ready at (\S+?),/, { timeoutMs: 150_000 })
   http = httpClient(`http://127.0.0.1:${apiPort}`)
