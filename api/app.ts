@@ -13,6 +13,7 @@ import { requestBodyLimit } from './middleware/body-limit.ts'
 import { browserOrigins } from './middleware/browser-origins.ts'
 import { assistantRoutes } from './routes/assistants/index.ts'
 import { knowledgeRoutes } from './routes/knowledge/index.ts'
+import { unansweredRoutes } from './routes/knowledge/unanswered.ts'
 import { agentRoutes } from './routes/agents/index.ts'
 import { agentWorkflowRoutes } from './routes/agent-workflows/index.ts'
 import { aiRoutes } from './routes/ai/index.ts'
@@ -186,6 +187,7 @@ export function createApp(deps: AppDeps) {
     webhookEndpointRoutes(deps),
     assistantRoutes(),
     knowledgeRoutes(deps),
+    unansweredRoutes(deps),
     therapistRoutes(deps),
     marketplaceRoutes(deps),
     analyticsRoutes(deps),

@@ -12,9 +12,11 @@ import { stopInOrder } from '../infra/stop-in-order.ts'
 import { keepDeliveryPumpsRunning } from '../domain/webhooks/delivery-pumps.ts'
 import { keepReconciliationSchedules } from '../domain/reconciliation/reconciliation-schedules.ts'
 import { keepKnowledgeOnModel } from '../domain/ai/knowledge/reembed-starts.ts'
+import { keepUnansweredRetention } from '../domain/ai/knowledge/unanswered-questions.ts'
 import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import type { Clock } from '../infra/clock.ts'
 import type { Config } from '../infra/config.ts'
+import { aiConfigOf } from '../infra/ai-config.ts'
 import { databaseLogins } from '../infra/db.ts'
 import { assertLeastPrivilege } from '../infra/login-privileges.ts'
 import type { Logger } from '../infra/logger.ts'
@@ -26,6 +28,9 @@ import { buildDeps } from './deps.ts'
 import { checkSealedSecrets, sealedSecretsProblem } from '../domain/sealed-secrets-check.ts'
 import { startMetricsServer } from '../infra/metrics/metrics-server.ts'
 import { readiness } from './routes/health/index.ts'
+
+/** How often the API deletes unanswered questions past their retention (counted in days: an hour is early enough). */
+const UNANSWERED_SWEEP_MS = 3_600_000
 
 export interface RunningApi {
   url: string
@@ -95,6 +100,13 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
         logger,
         intervalMs: config.OUTBOX_SWEEP_INTERVAL_MS,
       })
+  // Declined questions' text (PHI) kept no longer than its retention (docs/ai.md, "Unanswered questions").
+  const stopUnansweredRetention = keepUnansweredRetention({
+    db: deps.backgroundDb,
+    retentionDays: aiConfigOf(config).KNOWLEDGE_UNANSWERED_RETENTION_DAYS,
+    intervalMs: UNANSWERED_SWEEP_MS,
+    logger,
+  })
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.PORT, hostname: '0.0.0.0' }, () => resolve(s))
   })
@@ -144,6 +156,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
             { name: 'agent trigger dispatcher', stop: stopAgentDispatcher },
             { name: 'reconciliation schedules', stop: stopReconciliationSchedules },
             { name: 'knowledge models', stop: stopKnowledgeModels },
+            { name: 'unanswered retention', stop: stopUnansweredRetention },
           ],
           { name: 'metrics server', stop: () => metricsServer?.close() },
           { name: 'outbox starts after answers', stop: () => deps.outbox.settle() },

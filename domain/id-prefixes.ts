@@ -47,6 +47,7 @@ export const ID_PREFIXES = {
   knowledgeDocument: 'kdoc',
   knowledgeChunk: 'kch',
   knowledgeQuery: 'kqry',
+  unansweredQuestion: 'uq',
   careNotification: 'cno',
   progressReport: 'cpr',
   feeRule: 'fee',

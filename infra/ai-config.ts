@@ -64,6 +64,8 @@ export const AI_CONFIG_SHAPE = {
    * never take the slots that payments, reminders and deliveries use.
    */
   KNOWLEDGE_INDEXING_SLOTS: z.coerce.number().int().positive().max(64).default(4),
+  /** Days a declined question's text is kept for the unanswered report (PHI), then deleted by the API's hourly sweep. */
+  KNOWLEDGE_UNANSWERED_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** Most characters of text a file may hold (a PDF's extraction stops there), PDF pages, and inflated PDF streams. */
   KNOWLEDGE_MAX_TEXT_CHARS: z.coerce.number().int().positive().default(5_000_000),
   KNOWLEDGE_MAX_PDF_PAGES: z.coerce.number().int().positive().default(2000),

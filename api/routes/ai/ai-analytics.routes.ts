@@ -56,6 +56,17 @@ export const AiAnalytics = z
       citations: Count,
       citationsPerAnswer: Ratio,
       latencyMs: z.object({ median: z.number().nullable(), p95: z.number().nullable() }),
+      byWeek: z.array(
+        z.object({
+          weekStart: z.string().openapi({ format: 'date' }),
+          queries: Count,
+          answered: Count,
+          answeredShare: Ratio,
+        })
+      ),
+      answeredShareChange: z.number().nullable().openapi({
+        description: "The answer rate's trend: the later half of the range's answered share minus the earlier half's",
+      }),
     }),
     workflows: z.object({
       total: StatusCounts,

@@ -110,6 +110,21 @@ export const Citation = z
   })
   .openapi('Citation')
 
+export const RelatedPassage = Citation.omit({ score: true })
+  .extend({
+    quote: z
+      .string()
+      .openapi({ description: 'A short verbatim quote of the passage: the closest sentence and its neighbours' }),
+    score: z
+      .number()
+      .openapi({ description: "The quote's similarity to the question, on the scale of `decision.score`" }),
+  })
+  .openapi('RelatedPassage', {
+    description:
+      'A passage close to a declined question, offered as "this may help" and never as an answer: the knowledge ' +
+      'was not found to contain the answer, and this passage may still point the reader to it.',
+  })
+
 export const AnswerDecision = z
   .object({
     method: z.enum(['semantic', 'lexical', 'chat']).openapi({
@@ -166,6 +181,17 @@ export const KnowledgeAnswer = z
       .openapi({ description: 'False when the knowledge does not contain the answer; nothing is cited then.' }),
     answer: z.string().openapi({ description: 'The answer; each claim ends with [n], the number of its citation.' }),
     citations: z.array(Citation),
+    related: z
+      .array(RelatedPassage)
+      .max(3)
+      .openapi({
+        description:
+          'Empty on an answer. On a decline, up to three passages closest to the question, each with its document and a ' +
+          'short quote, labelled in `answer` as not an answer ("This may help, though it is not an answer: see …"). ' +
+          'None when the question is off-topic for every document: a passage must score at least 0.44, a floor set ' +
+          "above every off-topic question of the evaluation's tuning split. Knowledge without sentence vectors (the " +
+          'lexical embeddings) offers none.',
+      }),
     decision: AnswerDecision.openapi({ description: 'How the answer was chosen, or which rule declined it.' }),
     models: z.object({ embeddings: z.string(), answerer: z.string(), vectorStore: z.enum(VECTOR_STORE_KINDS) }),
   })
@@ -297,7 +323,9 @@ export const queryKnowledgeRoute = protectedRoute('ai.read', {
   description:
     "Answers a question from the assistant's knowledge with cited context: each citation names the document, its " +
     'position (page, headings, offsets) and the quoted passage. When the knowledge does not contain the answer, ' +
-    '`answered` is false and the answer says so.',
+    '`answered` is false and the answer says so; `related` may then offer up to three passages close to the ' +
+    "question, labelled as not an answer. Declined questions are kept for the assistant's unanswered-questions " +
+    'report (`GET /v1/assistants/{id}/unanswered`).',
   request: { body: { required: true, content: { 'application/json': { schema: KnowledgeQuery } } } },
   responses: {
     200: { description: 'The answer', content: { 'application/json': { schema: KnowledgeAnswer } } },

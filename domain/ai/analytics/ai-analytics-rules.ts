@@ -46,6 +46,44 @@ export interface AnswerCoverage {
   citations: number
   citationsPerAnswer: number | null
   latencyMs: { median: number | null; p95: number | null }
+  /** The answer rate week by week (weeks starting on Monday, in `timeZone`, cut to the range). */
+  byWeek: WeekCoverage[]
+  /** The answered share of the range's second half minus its first half's; null when a half has no queries. */
+  answeredShareChange: number | null
+}
+
+export interface WeekCoverage {
+  weekStart: string
+  queries: number
+  answered: number
+  answeredShare: number | null
+}
+
+/** The Monday of a calendar date's week (YYYY-MM-DD). */
+const mondayOf = (date: string) => addDays(date, -((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7))
+
+/** Weekly answer rates and the change between the range's halves, from the per-day counts. */
+function answerTrend(days: DayUsage[]): Pick<AnswerCoverage, 'byWeek' | 'answeredShareChange'> {
+  const weeks = new Map<string, WeekCoverage>()
+  for (const day of days) {
+    const weekStart = mondayOf(day.date)
+    const week = weeks.get(weekStart) ?? { weekStart, queries: 0, answered: 0, answeredShare: null }
+    week.queries += day.queries
+    week.answered += day.answered
+    weeks.set(weekStart, week)
+  }
+  for (const week of weeks.values()) week.answeredShare = ratio(week.answered, week.queries)
+  const half = (part: DayUsage[]) => {
+    const queries = part.reduce((n, d) => n + d.queries, 0)
+    return ratio(
+      part.reduce((n, d) => n + d.answered, 0),
+      queries
+    )
+  }
+  const middle = Math.floor(days.length / 2)
+  const [first, second] = [half(days.slice(0, middle)), half(days.slice(middle))]
+  const change = first === null || second === null ? null : Math.round((second - first) * 10_000) / 10_000
+  return { byWeek: [...weeks.values()], answeredShareChange: change }
 }
 
 /** A ratio to four decimals; null when there is nothing to divide by (as the other analytics do). */
@@ -111,6 +149,7 @@ export function summarizeQueries(
       citations,
       citationsPerAnswer: ratio(citations, answered),
       latencyMs: { median: percentile(latencies, 50), p95: percentile(latencies, 95) },
+      ...answerTrend([...perDay.values()]),
     },
   }
 }
@@ -193,6 +232,10 @@ export const AI_ANALYTICS_DEFINITIONS = {
     'answered / queries: the share of queries the knowledge answered with citations; null without queries.',
   'coverage.abstainedShare': 'abstained / queries: the share answered "not in the knowledge" instead of guessing.',
   'coverage.citationsPerAnswer': 'Citations of answered queries / answered queries (abstentions cite nothing).',
+  'coverage.byWeek':
+    'Queries, answered queries and answered / queries per week of the range (weeks start on Monday in `timeZone`; the first and last may be partial).',
+  'coverage.answeredShareChange':
+    "The answered share of the range's later half of days minus its earlier half's (positive: answering more); null when either half has no queries.",
   'coverage.latencyMs':
     'Nearest-rank median and 95th percentile of the server-side time to answer, from the query log.',
   workflows:

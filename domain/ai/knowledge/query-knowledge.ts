@@ -1,20 +1,23 @@
 /**
  * @module Asking an assistant's knowledge: embed the question and expand its words (WordNet and the care-domain
  * layer), retrieve that assistant's chunks only (in the tenant's transaction) by the vector and BM25 rankings fused,
- * and let the answerer compose a cited answer, or say the knowledge does not contain one. Each query's outcome
- * (never its text) is recorded for usage and coverage analytics.
+ * and let the answerer compose a cited answer, or say the knowledge does not contain one, offering the passages close
+ * to it (related-passages.ts). Each query's outcome (never its text) is recorded for usage and coverage analytics; a
+ * declined or low-scoring question's text is kept for the assistant's unanswered report (unanswered-questions.ts).
  */
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import type { Principal } from '../../auth/principal.ts'
 import { newId } from '../../ids.ts'
 import type { AiRuntime } from '../ai-runtime.ts'
 import type { AnswerContext, KnowledgeAnswer, RetrievedPassage } from '../answering/answer-types.ts'
+import { relatedPassages, withRelatedLead, type RelatedPassage } from '../answering/related-passages.ts'
 import { decodeSpanVectors } from '../answering/span-vectors.ts'
 import type { HybridHit } from '../retrieval/hybrid-search.ts'
 import { expandQuery } from '../retrieval/query-expansion.ts'
 import { getAssistantOfBody } from '../assistants/assistant-service.ts'
 import { authorizeToolUse } from '../assistants/tool-access.ts'
 import { chooseQueryModel, readAssistantModels } from './knowledge-models.ts'
+import { recordUnanswered } from './unanswered-questions.ts'
 import type { ChunkMetadata, VectorStoreKind } from '../vector-store/knowledge-vector-store.ts'
 
 /**
@@ -32,6 +35,8 @@ export interface KnowledgeQueryInput {
 
 export interface KnowledgeQueryResult extends KnowledgeAnswer {
   assistantId: string
+  /** On a decline, the passages closest to the question, offered as not an answer (related-passages.ts); else empty. */
+  related: RelatedPassage[]
   models: { embeddings: string; answerer: string; vectorStore: VectorStoreKind }
 }
 
@@ -62,7 +67,7 @@ export function toPassage({ document: doc, score, lexicalCoverage }: HybridHit):
  * Calls a model: a provider's (over the network) holding no transaction, an in-process one as it is.
  * @param model - the embeddings or the answerer
  */
-function callModel<T>(uow: UnitOfWork, model: { inProcess?: boolean }, call: () => Promise<T>): Promise<T> {
+export function callModel<T>(uow: UnitOfWork, model: { inProcess?: boolean }, call: () => Promise<T>): Promise<T> {
   return model.inProcess ? call() : uow.release(call)
 }
 
@@ -122,11 +127,16 @@ export async function queryKnowledge(
       latencyMs: Math.round(performance.now() - started),
     },
   })
+  const question = input.question
+  await recordUnanswered(uow, { assistantId: assistant.id, question, answer, passages, context, embeddingModel })
+  const related = answer.answered ? [] : relatedPassages(passages, context)
   // `models.embeddings` names the model the question was searched with: the configured one, not the knowledge's,
   // when the knowledge's cannot run in this process (retrievePassages' `fallback`).
   return {
     assistantId: assistant.id,
     ...answer,
+    answer: withRelatedLead(answer.answer, related),
+    related,
     models: { embeddings: embeddingModel, answerer: runtime.answerer.id, vectorStore: kind },
   }
 }

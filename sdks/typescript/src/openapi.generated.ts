@@ -2145,10 +2145,48 @@ export interface paths {
         put?: never;
         /**
          * Query knowledge
-         * @description Answers a question from the assistant's knowledge with cited context: each citation names the document, its position (page, headings, offsets) and the quoted passage. When the knowledge does not contain the answer, `answered` is false and the answer says so.
+         * @description Answers a question from the assistant's knowledge with cited context: each citation names the document, its position (page, headings, offsets) and the quoted passage. When the knowledge does not contain the answer, `answered` is false and the answer says so; `related` may then offer up to three passages close to the question, labelled as not an answer. Declined questions are kept for the assistant's unanswered-questions report (`GET /v1/assistants/{id}/unanswered`).
          */
         post: operations["postKnowledgeQuery"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/assistants/{id}/unanswered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What parents asked and did not get
+         * @description Questions the assistant declined, or answered at a low score, grouped by meaning (near-duplicates together), most asked first, with counts by week and the closest passage each time: what a centre adds to its documents next. When a document was indexed after a group was asked, the report asks it again and names the document that now answers it (`answeredBy`). The questions are the tenant’s own and may name a child: kept 90 days (KNOWLEDGE_UNANSWERED_RETENTION_DAYS), deletable, deleted with the assistant.
+         */
+        get: operations["getAssistantsByIdUnanswered"];
+        put?: never;
+        post?: never;
+        /** Delete every kept question of an assistant */
+        delete: operations["deleteAssistantsByIdUnanswered"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/assistants/{id}/unanswered/{questionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a kept question */
+        delete: operations["deleteAssistantsByIdUnansweredByQuestionId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2769,6 +2807,8 @@ export interface paths {
          *     - `coverage.answeredShare`: answered / queries: the share of queries the knowledge answered with citations; null without queries.
          *     - `coverage.abstainedShare`: abstained / queries: the share answered "not in the knowledge" instead of guessing.
          *     - `coverage.citationsPerAnswer`: Citations of answered queries / answered queries (abstentions cite nothing).
+         *     - `coverage.byWeek`: Queries, answered queries and answered / queries per week of the range (weeks start on Monday in `timeZone`; the first and last may be partial).
+         *     - `coverage.answeredShareChange`: The answered share of the range's later half of days minus its earlier half's (positive: answering more); null when either half has no queries.
          *     - `coverage.latencyMs`: Nearest-rank median and 95th percentile of the server-side time to answer, from the query log.
          *     - `workflows`: Temporal workflow executions started in the range with the TenantId search attribute of the tenant, counted by visibility per WorkflowKind and execution status (GROUP BY ExecutionStatus). With `locationId`, only executions carrying that LocationId search attribute (bookings today). Visibility is eventually consistent: a run started a second ago may not be counted yet.
          *     - `workflows.otherKinds`: The tenant’s executions whose WorkflowKind is not in the catalogue (or missing): the total minus the catalogued kinds.
@@ -7134,6 +7174,8 @@ export interface components {
             /** @description The answer; each claim ends with [n], the number of its citation. */
             answer: string;
             citations: components["schemas"]["Citation"][];
+            /** @description Empty on an answer. On a decline, up to three passages closest to the question, each with its document and a short quote, labelled in `answer` as not an answer ("This may help, though it is not an answer: see …"). None when the question is off-topic for every document: a passage must score at least 0.44, a floor set above every off-topic question of the evaluation's tuning split. Knowledge without sentence vectors (the lexical embeddings) offers none. */
+            related: components["schemas"]["RelatedPassage"][];
             decision: components["schemas"]["AnswerDecision"];
             models: {
                 embeddings: string;
@@ -7155,6 +7197,22 @@ export interface components {
             /** @description The passage, verbatim */
             quote: string;
             /** @description Retrieval score (cosine similarity) of the passage */
+            score: number;
+        };
+        /** @description A passage close to a declined question, offered as "this may help" and never as an answer: the knowledge was not found to contain the answer, and this passage may still point the reader to it. */
+        RelatedPassage: {
+            documentId: string;
+            documentName: string;
+            /** @description PDF page (1-based) */
+            page?: number;
+            /** @description Headings above the passage, outermost first */
+            headingPath: string[];
+            /** @description Offset of the quote in the document's extracted text */
+            startOffset: number;
+            endOffset: number;
+            /** @description A short verbatim quote of the passage: the closest sentence and its neighbours */
+            quote: string;
+            /** @description The quote's similarity to the question, on the scale of `decision.score` */
             score: number;
         };
         /** @description How the answer was chosen, or which rule declined it. */
@@ -7185,6 +7243,93 @@ export interface components {
             question: string;
             /** @description Chunks to retrieve; default 12. */
             topK?: number;
+        };
+        UnansweredReport: {
+            assistantId: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            since: string;
+            /** @description Questions kept in the window (at most the latest 1,000) */
+            questions: number;
+            groups: number;
+            /** @description Groups no document answers yet */
+            open: number;
+            /** @description Groups a document indexed since answers */
+            nowAnswered: number;
+            /** @description Open groups still to be asked again after a new document (at most 10 are per report) */
+            pendingRechecks: number;
+            byWeek: {
+                /**
+                 * Format: date
+                 * @description The Monday (UTC) the week starts on
+                 */
+                weekStart: string;
+                count: number;
+            }[];
+            data: components["schemas"]["UnansweredGroup"][];
+        };
+        UnansweredGroup: {
+            /**
+             * @description The group's first question's id
+             * @example uq_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2
+             */
+            id: string;
+            /** @description The group's first question, as asked */
+            question: string;
+            /** @description Questions of the group in the window */
+            count: number;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            firstAskedAt: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-21T18:00:00.000Z
+             */
+            lastAskedAt: string;
+            byWeek: {
+                /**
+                 * Format: date
+                 * @description The Monday (UTC) the week starts on
+                 */
+                weekStart: string;
+                count: number;
+            }[];
+            /** @description The closest passage found when the latest question of the group was asked */
+            closest: {
+                documentId: string;
+                documentName: string;
+                quote: string;
+            } | null;
+            /** @description The document that answers the group now: set when a document indexed after the group was asked answers its first question; null while open. */
+            answeredBy: {
+                documentId: string;
+                documentName: string;
+                quote: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T18:00:00.000Z
+                 */
+                at: string;
+            } | null;
+            /** @description The latest ten questions of the group, newest first */
+            questions: {
+                /** @example uq_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2 */
+                id: string;
+                question: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-21T18:00:00.000Z
+                 */
+                askedAt: string;
+                /** @description True for an answer at a low score (under 0.5) */
+                answered: boolean;
+                score: number;
+                declinedBy: string | null;
+            }[];
         };
         TherapistMatchResult: {
             needs: {
@@ -8518,6 +8663,16 @@ export interface components {
                     median: number | null;
                     p95: number | null;
                 };
+                byWeek: {
+                    /** Format: date */
+                    weekStart: string;
+                    queries: number;
+                    answered: number;
+                    /** @description A ratio to four decimals; null when the denominator is 0 */
+                    answeredShare: number | null;
+                }[];
+                /** @description The answer rate's trend: the later half of the range's answered share minus the earlier half's */
+                answeredShareChange: number | null;
             };
             workflows: {
                 total: {
@@ -44894,6 +45049,752 @@ export interface operations {
             };
             /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
             403: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            409: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
+            422: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`) */
+            429: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Seconds until the window ends and requests are accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+            431: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                };
+            };
+            /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`dependency_unavailable`) */
+            503: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getAssistantsByIdUnanswered: {
+        parameters: {
+            query?: {
+                /** @description Weeks back from now; default 12 */
+                weeks?: number;
+                /** @description Groups listed; default 25 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The assistant id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnansweredReport"];
+                };
+            };
+            /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+            400: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
+            401: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+            403: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not visible to this tenant (`not_found`) */
+            404: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`) */
+            429: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds until the window ends and requests are accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+            431: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                };
+            };
+            /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`dependency_unavailable`) */
+            503: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAssistantsByIdUnanswered: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The assistant id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+            400: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
+            401: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+            403: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not visible to this tenant (`not_found`) */
+            404: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict with the current state of the resource (`conflict`, `slot_unavailable`, `invalid_state_transition`, `note_locked`, `sso_connection_taken`, `reconciliation_run_in_progress`, `last_owner`, `amount_exceeds_balance`, `amount_exceeds_refundable`, `quota_exceeded`, `idempotency_request_in_progress`, `idempotency_replay_withheld`, `processor_not_configured`) */
+            409: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large (`payload_too_large`) */
+            413: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different request (`idempotency_key_reused`, `processor_refused`) */
+            422: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`) */
+            429: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    /** @description Seconds until the window ends and requests are accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+            431: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                };
+            };
+            /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`dependency_unavailable`) */
+            503: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteAssistantsByIdUnansweredByQuestionId: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a write safe to retry: the same key and request within 24 hours returns the stored response with `Idempotent-Replayed: true`; the same key with a different request is a 422 `idempotency_key_reused`; while the first request is still running, a 409 `idempotency_request_in_progress`. Use a new key (a UUID, say) for every new request. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The assistant id */
+                id: string;
+                /** @description The unanswered question id */
+                questionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid (`validation_error`, `invalid_json`, `invalid_text`, `malformed_request`, `bad_request`, `invalid_signature`) */
+            400: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
+            401: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+            403: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found, or not visible to this tenant (`not_found`) */
+            404: {
                 headers: {
                     /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
                     "X-Request-Id"?: string;

@@ -24,6 +24,7 @@ const NOT_CREATED_THROUGH_THE_API: Record<string, string> = {
   '^tsk_[0-9a-f]{32}$': 'staff tasks are created by an agent run’s action',
   '^pyt_[0-9a-f]{32}$': 'payout transfers are created by the settlement workflow (an operator only retries one)',
   '^rcf_[0-9a-f]{32}$': 'reconciliation findings are recorded by the reconciliation with the payment processor',
+  '^uq_[0-9a-f]{32}$': 'unanswered questions are kept by the knowledge queries the assistant declined',
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch']

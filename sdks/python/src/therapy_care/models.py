@@ -4351,6 +4351,35 @@ class Citation(BaseModel):
     ]
 
 
+class RelatedPassage(BaseModel):
+    """
+    A passage close to a declined question, offered as "this may help" and never as an answer: the knowledge was not found to contain the answer, and this passage may still point the reader to it.
+    """
+
+    documentId: str
+    documentName: str
+    page: Annotated[int | None, Field(description='PDF page (1-based)')] = None
+    headingPath: Annotated[
+        list[str], Field(description='Headings above the passage, outermost first')
+    ]
+    startOffset: Annotated[
+        int, Field(description="Offset of the quote in the document's extracted text")
+    ]
+    endOffset: int
+    quote: Annotated[
+        str,
+        Field(
+            description='A short verbatim quote of the passage: the closest sentence and its neighbours'
+        ),
+    ]
+    score: Annotated[
+        float,
+        Field(
+            description="The quote's similarity to the question, on the scale of `decision.score`"
+        ),
+    ]
+
+
 class AnswerDecision(BaseModel):
     """
     How the answer was chosen, or which rule declined it.
@@ -4421,6 +4450,83 @@ class KnowledgeQuery(BaseModel):
     topK: Annotated[
         int | None, Field(description='Chunks to retrieve; default 12.', ge=1, le=20)
     ] = None
+
+
+class ByWeekItem(BaseModel):
+    weekStart: Annotated[
+        date_aliased, Field(description='The Monday (UTC) the week starts on')
+    ]
+    count: int
+
+
+class Closest(BaseModel):
+    """
+    The closest passage found when the latest question of the group was asked
+    """
+
+    documentId: str
+    documentName: str
+    quote: str
+
+
+class AnsweredBy(BaseModel):
+    """
+    The document that answers the group now: set when a document indexed after the group was asked answers its first question; null while open.
+    """
+
+    documentId: str
+    documentName: str
+    quote: str
+    at: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+
+
+class Question(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            examples=['uq_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
+            pattern='^uq_[0-9a-f]{32}$',
+        ),
+    ]
+    question: str
+    askedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    answered: Annotated[
+        bool, Field(description='True for an answer at a low score (under 0.5)')
+    ]
+    score: float
+    declinedBy: str | None
+
+
+class UnansweredGroup(BaseModel):
+    id: Annotated[
+        str,
+        Field(
+            description="The group's first question's id",
+            examples=['uq_019a6b3c8f2e7d41a5b6c7d8e9f0a1b2'],
+            pattern='^uq_[0-9a-f]{32}$',
+        ),
+    ]
+    question: Annotated[str, Field(description="The group's first question, as asked")]
+    count: Annotated[int, Field(description='Questions of the group in the window')]
+    firstAskedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    lastAskedAt: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    byWeek: list[ByWeekItem]
+    closest: Annotated[
+        Closest | None,
+        Field(
+            description='The closest passage found when the latest question of the group was asked'
+        ),
+    ]
+    answeredBy: Annotated[
+        AnsweredBy | None,
+        Field(
+            description='The document that answers the group now: set when a document indexed after the group was asked answers its first question; null while open.'
+        ),
+    ]
+    questions: Annotated[
+        list[Question],
+        Field(description='The latest ten questions of the group, newest first'),
+    ]
 
 
 class Needs(BaseModel):
@@ -6491,6 +6597,16 @@ class LatencyMs(BaseModel):
     p95: float | None
 
 
+class ByWeekItem2(BaseModel):
+    weekStart: date_aliased
+    queries: int
+    answered: int
+    answeredShare: Annotated[
+        float | None,
+        Field(description='A ratio to four decimals; null when the denominator is 0'),
+    ]
+
+
 class Coverage(BaseModel):
     answered: int
     abstained: int
@@ -6508,6 +6624,13 @@ class Coverage(BaseModel):
         Field(description='A ratio to four decimals; null when the denominator is 0'),
     ]
     latencyMs: LatencyMs
+    byWeek: list[ByWeekItem2]
+    answeredShareChange: Annotated[
+        float | None,
+        Field(
+            description="The answer rate's trend: the later half of the range's answered share minus the earlier half's"
+        ),
+    ]
 
 
 class ByStatus1(BaseModel):
@@ -8534,8 +8657,37 @@ class KnowledgeAnswer(BaseModel):
         ),
     ]
     citations: list[Citation]
+    related: Annotated[
+        list[RelatedPassage],
+        Field(
+            description='Empty on an answer. On a decline, up to three passages closest to the question, each with its document and a short quote, labelled in `answer` as not an answer ("This may help, though it is not an answer: see …"). None when the question is off-topic for every document: a passage must score at least 0.44, a floor set above every off-topic question of the evaluation\'s tuning split. Knowledge without sentence vectors (the lexical embeddings) offers none.',
+            max_length=3,
+        ),
+    ]
     decision: AnswerDecision
     models: Models
+
+
+class UnansweredReport(BaseModel):
+    assistantId: str
+    since: Annotated[AwareDatetime, Field(examples=['2026-11-21T18:00:00.000Z'])]
+    questions: Annotated[
+        int,
+        Field(description='Questions kept in the window (at most the latest 1,000)'),
+    ]
+    groups: int
+    open: Annotated[int, Field(description='Groups no document answers yet')]
+    nowAnswered: Annotated[
+        int, Field(description='Groups a document indexed since answers')
+    ]
+    pendingRechecks: Annotated[
+        int,
+        Field(
+            description='Open groups still to be asked again after a new document (at most 10 are per report)'
+        ),
+    ]
+    byWeek: list[ByWeekItem]
+    data: list[UnansweredGroup]
 
 
 class ProviderMatch(BaseModel):

@@ -60,7 +60,24 @@ describe('summarizeQueries', () => {
       citations: 4,
       citationsPerAnswer: 2,
       latencyMs: { median: 7, p95: 40 },
+      // Sunday the 1st belongs to the week of Monday 26 October; the earlier half of the range (the 1st) had no query.
+      byWeek: [
+        { weekStart: '2026-10-26', queries: 0, answered: 0, answeredShare: null },
+        { weekStart: '2026-11-02', queries: 4, answered: 2, answeredShare: 0.5 },
+      ],
+      answeredShareChange: null,
     })
+  })
+
+  it("gives the answer rate's trend: the later half of the range's days against the earlier half", () => {
+    const rows = [
+      row('ast_a', false, '2026-11-02T15:00:00Z', 0, 5),
+      row('ast_a', true, '2026-11-03T15:00:00Z', 1, 5),
+      row('ast_a', true, '2026-11-04T15:00:00Z', 1, 5),
+      row('ast_a', true, '2026-11-05T15:00:00Z', 1, 5),
+    ]
+    const { coverage } = summarizeQueries(rows, assistants, { from: '2026-11-02', to: '2026-11-05', timeZone: 'UTC' })
+    expect(coverage.answeredShareChange).toBe(0.5)
   })
 
   it('reports null shares, not zero, when there were no queries', () => {
