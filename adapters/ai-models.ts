@@ -86,10 +86,12 @@ function requireKey(provider: string, variable: string, url: string | undefined,
 /**
  * The chat model the configuration names, with its id (`<provider>:<model>`), or undefined for the offline default.
  * @param options.requireKey - refuse a hosted provider's default endpoint without a key (the answerer does)
+ * @param options.timeoutMs - the deadline of a call (the answerer's AI_CHAT_TIMEOUT_MS; the agent's decide step keeps the
+ *   adapters' 60 s, an activity Temporal retries)
  */
 function configuredChat(
   config: AiConfig,
-  options: AiRuntimeOptions & { requireKey?: boolean }
+  options: AiRuntimeOptions & { requireKey?: boolean; timeoutMs?: number }
 ): { model: ChatModel; id: string } | undefined {
   const provider = config.AI_CHAT_PROVIDER
   if (provider === 'extractive') return undefined
@@ -99,6 +101,8 @@ function configuredChat(
     baseUrl: config.AI_CHAT_URL ?? defaults.url,
     model: config.AI_CHAT_MODEL ?? defaults.chatModel,
     apiKey: config.AI_CHAT_API_KEY,
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    maxTokens: config.AI_CHAT_MAX_TOKENS,
     fetch: options.fetch,
   }
   const model = chatOnFirstCall(() =>
@@ -144,10 +148,11 @@ export function selectEmbeddings(config: AiConfig, options: AiRuntimeOptions = {
 
 /** The answerer the configuration names. */
 export function selectAnswerer(config: AiConfig, options: AiRuntimeOptions = {}): Answerer {
-  const chat = configuredChat(config, { ...options, requireKey: true })
+  const chat = configuredChat(config, { ...options, requireKey: true, timeoutMs: config.AI_CHAT_TIMEOUT_MS })
   // Chooses its quotes by meaning where the knowledge has sentence vectors, by the question's words where not.
-  if (!chat) return createSemanticAnswerer(createExtractiveAnswerer())
-  return createChatAnswerer(chat.model, chat.id)
+  const offline = createSemanticAnswerer(createExtractiveAnswerer())
+  // A chat model that fails (its deadline, a 5xx) leaves the question to the offline answerer, which says so.
+  return chat ? createChatAnswerer(chat.model, chat.id, offline) : offline
 }
 
 /**

@@ -11,7 +11,11 @@
  * Each embedding model of EVAL_EMBEDDINGS is measured in the same run, on every store: by default today's lexical
  * default (`local`) and, when scripts/ai/obtain-sentence-model.sh has cached it, the sentence model (`sentence`).
  *
- * Options (environment): EVAL_DATABASE_URL, EVAL_TARGET_CHUNKS (5000), EVAL_QUERY_ROUNDS (3), EVAL_WRITE_DOCS (1),
+ * With a chat model configured (AI_CHAT_PROVIDER, AI_CHAT_URL, AI_CHAT_MODEL: a centre's Ollama, vLLM or hosted model),
+ * the same table measures it; docs/benchmarks.md is then left as it is unless EVAL_WRITE_DOCS=1.
+ *
+ * Options (environment): EVAL_DATABASE_URL, EVAL_TARGET_CHUNKS (5000), EVAL_QUERY_ROUNDS (3), EVAL_WRITE_DOCS (1, or 0
+ * with a chat model), EVAL_STORES (comma list of pgvector, postgres; default both where available),
  * EVAL_EMBEDDINGS (comma list of AI_EMBEDDINGS_PROVIDER values; default `local,sentence`, or the configured provider
  * when AI_EMBEDDINGS_PROVIDER names another).
  */
@@ -348,7 +352,10 @@ async function main() {
     const [probe] = await db.$queryRaw<
       Array<{ present: boolean }>
     >`SELECT to_regclass('ai_vectors.knowledge_vectors') IS NOT NULL AS present`
-    const kinds: VectorStoreKind[] = probe?.present ? ['pgvector', 'postgres'] : ['postgres']
+    const available: VectorStoreKind[] = probe?.present ? ['pgvector', 'postgres'] : ['postgres']
+    // EVAL_STORES narrows the run (a centre measuring its own model needs one store, not both).
+    const asked = process.env.EVAL_STORES?.split(',').map((k) => k.trim())
+    const kinds = asked ? available.filter((kind) => asked.includes(kind)) : available
     const runs = kinds.flatMap((kind) => embeddingProviders().map((provider) => ({ kind, provider })))
     const results: StoreResult[] = []
     for (const { kind, provider } of runs) {
@@ -371,7 +378,11 @@ async function main() {
       )
     }
     const body = report(results, database)
-    if (process.env.EVAL_WRITE_DOCS !== '0') await writeBenchmarkSection('Knowledge retrieval and answers', body)
+    // docs/benchmarks.md keeps the offline default's figures: a configured chat model's run prints its table only,
+    // unless EVAL_WRITE_DOCS=1 asks for it.
+    const chat = aiConfigOf(process.env).AI_CHAT_PROVIDER !== 'extractive'
+    if ((process.env.EVAL_WRITE_DOCS ?? (chat ? '0' : '1')) !== '0')
+      await writeBenchmarkSection('Knowledge retrieval and answers', body)
     console.log(`\n${body}`)
   } finally {
     await db.$disconnect()

@@ -26,6 +26,10 @@ export const AI_CONFIG_SHAPE = {
   AI_CHAT_MODEL: optionalString,
   AI_CHAT_URL: optionalUrl,
   AI_CHAT_API_KEY: optionalString,
+  /** How long a knowledge question waits for the chat model before the offline answerer answers it instead. */
+  AI_CHAT_TIMEOUT_MS: z.coerce.number().int().min(1).max(600_000).default(30_000),
+  /** Most tokens a chat model's reply may have (answers and agent decisions): the bound on a call's cost. */
+  AI_CHAT_MAX_TOKENS: z.coerce.number().int().min(16).max(32_768).default(1024),
   /** `auto`: pgvector when the database has the store's table, else plain PostgreSQL; or force one. */
   AI_VECTOR_STORE: z.enum(['auto', 'pgvector', 'postgres']).default('auto'),
   /** Largest knowledge upload request (all files together); replaces REQUEST_BODY_LIMIT_BYTES on those routes. */

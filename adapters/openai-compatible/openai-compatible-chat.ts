@@ -19,6 +19,8 @@ import {
 /** The endpoint (`baseUrl` ends before `/chat/completions`), model and credentials. */
 export interface OpenAiCompatibleChatOptions extends OpenAiCompatibleSettings {
   model: string
+  /** Most tokens a reply may have (AI_CHAT_MAX_TOKENS): the bound on a call's cost and time. */
+  maxTokens?: number
 }
 
 /**
@@ -58,10 +60,11 @@ class CompletionsChat extends ChatOpenAICompletions {
  * @returns a LangChain chat model (`BaseChatModel`), as the answerer and the agent decider take
  */
 export function createOpenAiCompatibleChat(options: OpenAiCompatibleChatOptions): BaseChatModel {
-  const { model, timeoutMs = 60_000 } = options
+  const { model, timeoutMs = 60_000, maxTokens = 1024 } = options
   return new CompletionsChat({
     model,
     temperature: 0,
+    maxTokens,
     timeout: timeoutMs,
     // One attempt, as before: the hand-written adapter declared two retries, but a SimpleChatModel never goes through
     // its retrying caller. A knowledge question waits on this inside its HTTP request (60 s at most, not three

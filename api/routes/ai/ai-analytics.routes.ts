@@ -41,6 +41,13 @@ export const AiAnalytics = z
       assistantsActive: Count,
       byAssistant: z.array(Usage.extend({ assistantId: z.string(), name: z.string() })),
       byDay: z.array(Usage.extend({ date: z.string().openapi({ format: 'date' }) })),
+      chat: z.object({
+        calls: Count,
+        inputTokens: Count,
+        outputTokens: Count,
+        fallbacks: Count,
+        latencyMs: z.object({ median: z.number().nullable(), p95: z.number().nullable() }),
+      }),
     }),
     knowledge: z.object({
       documents: z.object({ total: Count, byStatus: z.object({ PROCESSING: Count, READY: Count, FAILED: Count }) }),

@@ -2,7 +2,7 @@
 import { z } from '@hono/zod-openapi'
 import { DOCUMENT_SORTS, DOCUMENT_STATUSES } from '../../../domain/ai/knowledge/document-service.ts'
 import { KNOWLEDGE_MEDIA_TYPES } from '../../../domain/ai/knowledge/media-types.ts'
-import { DECLINE_RULES } from '../../../domain/ai/answering/answer-types.ts'
+import { CHAT_FALLBACKS, DECLINE_RULES } from '../../../domain/ai/answering/answer-types.ts'
 import { VECTOR_STORE_KINDS } from '../../../domain/ai/vector-store/knowledge-vector-store.ts'
 import { listQuerySchema } from '../../../domain/listing.ts'
 import { COMMON_ERRORS, problemResponses, protectedRoute } from '../../openapi/routes.ts'
@@ -155,6 +155,15 @@ export const AnswerDecision = z
         description:
           'Present (true) when the question repeats a sentence, list item or table row of the knowledge word for word ' +
           '(case, spacing and punctuation aside): that sentence is the answer, and no decline rule applies to it.',
+      }),
+    chatFallback: z
+      .enum(CHAT_FALLBACKS)
+      .optional()
+      .openapi({
+        description:
+          'Present when a chat model is configured and failed for this question, so the offline answerer answered it ' +
+          'instead (and `method` is its): `chat_model_timeout` when the model did not answer within ' +
+          'AI_CHAT_TIMEOUT_MS (30 s), `chat_model_error` for any other failure (a 5xx, a refused connection).',
       }),
     declinedBy: z
       .enum(DECLINE_RULES)

@@ -13,6 +13,34 @@ export interface QueryRow {
   citationCount: number
   latencyMs: number
   createdAt: Date
+  /** A configured chat model's call for the query (null: the offline answerer answered alone). */
+  chatLatencyMs?: number | null
+  chatInputTokens?: number | null
+  chatOutputTokens?: number | null
+  chatFallback?: string | null
+}
+
+/** What the tenant's configured chat model cost in the range. */
+export interface ChatUsageSummary {
+  calls: number
+  inputTokens: number
+  outputTokens: number
+  fallbacks: number
+  latencyMs: { median: number | null; p95: number | null }
+}
+
+/** The chat model's calls of the range: tokens as the provider reported them, latency of each call. */
+export function summarizeChat(rows: QueryRow[]): ChatUsageSummary {
+  const calls = rows.filter((r) => r.chatLatencyMs !== null && r.chatLatencyMs !== undefined)
+  const sum = (pick: (r: QueryRow) => number | null | undefined) => calls.reduce((n, r) => n + (pick(r) ?? 0), 0)
+  const latencies = calls.map((r) => r.chatLatencyMs!)
+  return {
+    calls: calls.length,
+    inputTokens: sum((r) => r.chatInputTokens),
+    outputTokens: sum((r) => r.chatOutputTokens),
+    fallbacks: calls.filter((r) => r.chatFallback).length,
+    latencyMs: { median: percentile(latencies, 50), p95: percentile(latencies, 95) },
+  }
 }
 
 export interface AssistantUsage {
@@ -36,6 +64,7 @@ export interface KnowledgeUsage {
   assistantsActive: number
   byAssistant: AssistantUsage[]
   byDay: DayUsage[]
+  chat: ChatUsageSummary
 }
 
 export interface AnswerCoverage {
@@ -140,6 +169,7 @@ export function summarizeQueries(
       assistantsActive: byAssistant.filter((a) => a.queries > 0).length,
       byAssistant,
       byDay: [...perDay.values()],
+      chat: summarizeChat(rows),
     },
     coverage: {
       answered,
@@ -232,6 +262,8 @@ export const AI_ANALYTICS_DEFINITIONS = {
     'answered / queries: the share of queries the knowledge answered with citations; null without queries.',
   'coverage.abstainedShare': 'abstained / queries: the share answered "not in the knowledge" instead of guessing.',
   'coverage.citationsPerAnswer': 'Citations of answered queries / answered queries (abstentions cite nothing).',
+  'usage.chat':
+    "The configured chat model's calls for knowledge queries of the range: their number, the input and output tokens its provider reported (0 when it reported none), the calls whose failure left the answer to the offline answerer (`fallbacks`), and the calls' median and 95th-percentile latency.",
   'coverage.byWeek':
     'Queries, answered queries and answered / queries per week of the range (weeks start on Monday in `timeZone`; the first and last may be partial).',
   'coverage.answeredShareChange':

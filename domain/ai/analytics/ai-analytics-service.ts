@@ -71,7 +71,17 @@ export async function aiAnalytics(uow: UnitOfWork, temporal: Client, query: AiAn
 
   const rows = await tx.knowledgeQuery.findMany({
     where: { ...scoped, createdAt: inRange },
-    select: { assistantId: true, answered: true, citationCount: true, latencyMs: true, createdAt: true },
+    select: {
+      assistantId: true,
+      answered: true,
+      citationCount: true,
+      latencyMs: true,
+      createdAt: true,
+      chatLatencyMs: true,
+      chatInputTokens: true,
+      chatOutputTokens: true,
+      chatFallback: true,
+    },
   })
   const byStatus = await tx.knowledgeDocument.groupBy({ by: ['status'], where: scoped, _count: { _all: true } })
   const statusCounts = { PROCESSING: 0, READY: 0, FAILED: 0 }

@@ -58,7 +58,19 @@ export interface KnowledgeAnswer {
   citations: Citation[]
   /** Why the answer was given or declined: for a centre to see which of its documents to improve. */
   decision: AnswerDecision
+  /** A chat model's call for this answer: its latency and tokens (null when the provider reported none). */
+  chatUsage?: ChatUsage
 }
+
+export interface ChatUsage {
+  latencyMs: number
+  inputTokens: number | null
+  outputTokens: number | null
+}
+
+/** Why a configured chat model's answer was replaced by the offline answerer's. */
+export const CHAT_FALLBACKS = ['chat_model_timeout', 'chat_model_error'] as const
+export type ChatFallback = (typeof CHAT_FALLBACKS)[number]
 
 /** Which rule declined a question; absent on an answer. */
 export const DECLINE_RULES = [
@@ -92,6 +104,8 @@ export interface AnswerDecision {
   declinedBy?: DeclineRule
   /** The question repeats a sentence of the knowledge word for word: that sentence is the answer (semantic-answerer.ts). */
   verbatim?: boolean
+  /** The configured chat model failed and the offline answerer answered instead (chat-answerer.ts). */
+  chatFallback?: ChatFallback
 }
 
 /** What retrieval learned about the question, for an answerer that can use it. */

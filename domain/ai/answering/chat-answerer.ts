@@ -6,6 +6,9 @@
  * retrieved passages. Either way it must cite each claim as [n] and must answer NOT_IN_KNOWLEDGE when what it is shown
  * does not contain the answer. An answer that cites nothing is treated as not grounded and refused. Quotes and
  * passages are marked as data, so instructions planted in an uploaded document are not obeyed as instructions.
+ * When the model fails (its deadline passes, a 5xx, a refused connection), the question is answered by the offline
+ * answerer instead and the decision says so (`chatFallback`); each call's tokens and latency are kept on the answer
+ * (`chatUsage`) for the tenant's query log.
  */
 import type { ChatModel } from '../chat-model.ts'
 import { HumanMessage, SystemMessage } from '@langchain/core/messages'
@@ -17,6 +20,9 @@ import {
   type KnowledgeAnswer,
   type RetrievedPassage,
   type SourcePosition,
+  type AnswerContext,
+  type ChatFallback,
+  type ChatUsage,
 } from './answer-types.ts'
 import { bestQuoteCitation, citationOf, overlaps, quoteOf } from './extractive-answerer.ts'
 import { gateQuestion, hasSpanVectors, scoreSpans, SEMANTIC_SETTINGS } from './semantic-answerer.ts'
@@ -41,6 +47,18 @@ const describe = (p: RetrievedPassage, n: number) => `${label(p, n)}\n<passage>\
 const MIN_PASSAGE_SCORE = 0.08
 
 const describeQuote = (c: Citation, n: number) => `${label(c, n)}\n<quote>\n${c.quote}\n</quote>`
+
+/** Why the chat model gave no reply: its deadline, or any other failure (a 5xx, a refused connection, no content). */
+function failureOf(error: unknown): ChatFallback {
+  const text = error instanceof Error ? `${error.name} ${error.message}` : String(error)
+  return /time(d)?[ -]?out|timeout|aborted/i.test(text) ? 'chat_model_timeout' : 'chat_model_error'
+}
+
+/** The usage LangChain reports on a reply (`usage_metadata`), when the provider sent it. */
+interface Reply {
+  text: string
+  usage_metadata?: { input_tokens?: number; output_tokens?: number }
+}
 
 /**
  * Turns the model's reply into an answer citing `sources` (numbered from 1): citations in order of first mention,
@@ -74,12 +92,44 @@ function readReply(
 /**
  * Creates an answerer over a chat model.
  * @param id - names the model, e.g. `openai:gpt-4o-mini`
+ * @param fallback - answers when the model fails (the offline answerer)
  */
-export function createChatAnswerer(model: ChatModel, id: string, maxPassages = 6): Answerer {
-  const ask = async (shown: string, question: string) =>
-    (
-      await model.invoke([new SystemMessage(SYSTEM_PROMPT), new HumanMessage(`${shown}\n\nQuestion: ${question}`)])
-    ).text.trim()
+export function createChatAnswerer(model: ChatModel, id: string, fallback: Answerer, maxPassages = 6): Answerer {
+  const ask = async (shown: string, question: string) => {
+    const started = performance.now()
+    const reply = (await model.invoke([
+      new SystemMessage(SYSTEM_PROMPT),
+      new HumanMessage(`${shown}\n\nQuestion: ${question}`),
+    ])) as Reply
+    const usage: ChatUsage = {
+      latencyMs: Math.round(performance.now() - started),
+      inputTokens: reply.usage_metadata?.input_tokens ?? null,
+      outputTokens: reply.usage_metadata?.output_tokens ?? null,
+    }
+    return { text: reply.text.trim(), usage }
+  }
+  /** Asks the model; on its failure, the offline answer, saying why. */
+  const answerWith = async (
+    shown: string,
+    question: string,
+    passages: RetrievedPassage[],
+    context: AnswerContext | undefined,
+    read: (text: string) => KnowledgeAnswer
+  ): Promise<KnowledgeAnswer> => {
+    const started = performance.now()
+    try {
+      const { text, usage } = await ask(shown, question)
+      return { ...read(text), chatUsage: usage }
+    } catch (error) {
+      const offline = await fallback.answer(question, passages, context)
+      const latencyMs = Math.round(performance.now() - started)
+      return {
+        ...offline,
+        decision: { ...offline.decision, chatFallback: failureOf(error) },
+        chatUsage: { latencyMs, inputTokens: null, outputTokens: null },
+      }
+    }
+  }
   return {
     id,
     async answer(question, passages, context): Promise<KnowledgeAnswer> {
@@ -95,16 +145,18 @@ export function createChatAnswerer(model: ChatModel, id: string, maxPassages = 6
           const citation = citationOf(candidate.passage, quoteOf(candidate))
           if (!quotes.some((q) => overlaps(q, citation) || q.quote === citation.quote)) quotes.push(citation)
         }
-        const text = await ask(`Quotes:\n\n${quotes.map((q, i) => describeQuote(q, i + 1)).join('\n\n')}`, question)
-        return readReply(
-          text,
-          quotes.length,
-          (n) => quotes[n - 1]!,
-          (declinedBy) => ({
-            ...gate.decision,
-            method: 'chat',
-            ...(declinedBy ? { declinedBy } : {}),
-          })
+        const shown = `Quotes:\n\n${quotes.map((q, i) => describeQuote(q, i + 1)).join('\n\n')}`
+        return answerWith(shown, question, passages, context, (text) =>
+          readReply(
+            text,
+            quotes.length,
+            (n) => quotes[n - 1]!,
+            (declinedBy) => ({
+              ...gate.decision,
+              method: 'chat',
+              ...(declinedBy ? { declinedBy } : {}),
+            })
+          )
         )
       }
       const usable = passages
@@ -117,8 +169,10 @@ export function createChatAnswerer(model: ChatModel, id: string, maxPassages = 6
         ...(declinedBy ? { declinedBy } : {}),
       })
       if (usable.length === 0) return notAnswered(decision('no_passages'))
-      const text = await ask(`Passages:\n\n${usable.map((p, i) => describe(p, i + 1)).join('\n\n')}`, question)
-      return readReply(text, usable.length, (n) => bestQuoteCitation(question, usable[n - 1]!), decision)
+      const shown = `Passages:\n\n${usable.map((p, i) => describe(p, i + 1)).join('\n\n')}`
+      return answerWith(shown, question, passages, context, (text) =>
+        readReply(text, usable.length, (n) => bestQuoteCitation(question, usable[n - 1]!), decision)
+      )
     },
   }
 }

@@ -125,6 +125,10 @@ export async function queryKnowledge(
       topScore: passages[0]?.score ?? 0,
       citationCount: answer.citations.length,
       latencyMs: Math.round(performance.now() - started),
+      chatLatencyMs: answer.chatUsage?.latencyMs ?? null,
+      chatInputTokens: answer.chatUsage?.inputTokens ?? null,
+      chatOutputTokens: answer.chatUsage?.outputTokens ?? null,
+      chatFallback: answer.decision.chatFallback ?? null,
     },
   })
   const question = input.question
@@ -132,9 +136,10 @@ export async function queryKnowledge(
   const related = answer.answered ? [] : relatedPassages(passages, context)
   // `models.embeddings` names the model the question was searched with: the configured one, not the knowledge's,
   // when the knowledge's cannot run in this process (retrievePassages' `fallback`).
+  const { chatUsage: _metered, ...answered } = answer
   return {
     assistantId: assistant.id,
-    ...answer,
+    ...answered,
     answer: withRelatedLead(answer.answer, related),
     related,
     models: { embeddings: embeddingModel, answerer: runtime.answerer.id, vectorStore: kind },

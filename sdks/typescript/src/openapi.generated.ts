@@ -2807,6 +2807,7 @@ export interface paths {
          *     - `coverage.answeredShare`: answered / queries: the share of queries the knowledge answered with citations; null without queries.
          *     - `coverage.abstainedShare`: abstained / queries: the share answered "not in the knowledge" instead of guessing.
          *     - `coverage.citationsPerAnswer`: Citations of answered queries / answered queries (abstentions cite nothing).
+         *     - `usage.chat`: The configured chat model's calls for knowledge queries of the range: their number, the input and output tokens its provider reported (0 when it reported none), the calls whose failure left the answer to the offline answerer (`fallbacks`), and the calls' median and 95th-percentile latency.
          *     - `coverage.byWeek`: Queries, answered queries and answered / queries per week of the range (weeks start on Monday in `timeZone`; the first and last may be partial).
          *     - `coverage.answeredShareChange`: The answered share of the range's later half of days minus its earlier half's (positive: answering more); null when either half has no queries.
          *     - `coverage.latencyMs`: Nearest-rank median and 95th percentile of the server-side time to answer, from the query log.
@@ -7231,6 +7232,11 @@ export interface components {
             /** @description Present (true) when the question repeats a sentence, list item or table row of the knowledge word for word (case, spacing and punctuation aside): that sentence is the answer, and no decline rule applies to it. */
             verbatim?: boolean;
             /**
+             * @description Present when a chat model is configured and failed for this question, so the offline answerer answered it instead (and `method` is its): `chat_model_timeout` when the model did not answer within AI_CHAT_TIMEOUT_MS (30 s), `chat_model_error` for any other failure (a 5xx, a refused connection).
+             * @enum {string}
+             */
+            chatFallback?: "chat_model_timeout" | "chat_model_error";
+            /**
              * @description Absent on an answer. `no_passages`: nothing retrieved; `below_threshold`: no sentence is close enough to the question; `word_not_in_knowledge`: retired in 2.4.0 (it declined more answers than unanswerable questions), no longer given; `answer_kind_missing`: the closest sentences do not carry what is asked (no amount for "how much"); `named_day_missing`: the question names a day ("Easter Monday", "Christmas Eve") or a season that the quote neither names nor dates; `name_missing`: the quote does not name the programme or person the question names; `chat_model_declined`: the chat model found no answer in the quotes; `no_citation`: the chat model answered without citing a quote. A centre improves its documents by what this names.
              * @enum {string}
              */
@@ -8635,6 +8641,16 @@ export interface components {
                     /** Format: date */
                     date: string;
                 }[];
+                chat: {
+                    calls: number;
+                    inputTokens: number;
+                    outputTokens: number;
+                    fallbacks: number;
+                    latencyMs: {
+                        median: number | null;
+                        p95: number | null;
+                    };
+                };
             };
             knowledge: {
                 documents: {

@@ -4410,6 +4410,12 @@ class AnswerDecision(BaseModel):
             description='Present (true) when the question repeats a sentence, list item or table row of the knowledge word for word (case, spacing and punctuation aside): that sentence is the answer, and no decline rule applies to it.'
         ),
     ] = None
+    chatFallback: Annotated[
+        Literal['chat_model_timeout', 'chat_model_error'] | None,
+        Field(
+            description='Present when a chat model is configured and failed for this question, so the offline answerer answered it instead (and `method` is its): `chat_model_timeout` when the model did not answer within AI_CHAT_TIMEOUT_MS (30 s), `chat_model_error` for any other failure (a 5xx, a refused connection).'
+        ),
+    ] = None
     declinedBy: Annotated[
         Literal[
             'no_passages',
@@ -6566,12 +6572,26 @@ class ByDayItem(BaseModel):
     date: date_aliased
 
 
+class LatencyMs(BaseModel):
+    median: float | None
+    p95: float | None
+
+
+class Chat(BaseModel):
+    calls: int
+    inputTokens: int
+    outputTokens: int
+    fallbacks: int
+    latencyMs: LatencyMs
+
+
 class Usage(BaseModel):
     queries: int
     assistants: int
     assistantsActive: int
     byAssistant: list[ByAssistantItem]
     byDay: list[ByDayItem]
+    chat: Chat
 
 
 class ByStatus(BaseModel):
@@ -6590,11 +6610,6 @@ class Knowledge(BaseModel):
     indexedInRange: int
     failedInRange: int
     chunks: int
-
-
-class LatencyMs(BaseModel):
-    median: float | None
-    p95: float | None
 
 
 class ByWeekItem2(BaseModel):

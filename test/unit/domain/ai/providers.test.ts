@@ -8,6 +8,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { describe, expect, it, vi } from 'vitest'
 import { selectAnswerer, selectEmbeddings, selectEmbeddingsWithFallback } from '../../../../adapters/ai-models.ts'
+import { createOpenAiCompatibleChat } from '../../../../adapters/openai-compatible/openai-compatible-chat.ts'
 import type { RetrievedPassage } from '../../../../domain/ai/answering/answer-types.ts'
 import { aiConfigOf } from '../../../../infra/ai-config.ts'
 
@@ -256,6 +257,9 @@ describe('Anthropic chat over HTTP (LangChain integration, a local server speaki
 
 describe('OpenAI-compatible models on LangChain’s integration (@langchain/openai over OpenAI’s SDK)', () => {
   const hosted = { AI_CHAT_PROVIDER: 'openai', AI_CHAT_API_KEY: 'sk-test' } as const
+  /** The chat model the answerer is given for `hosted`, as the adapter makes it. */
+  const hostedChat = (fetch: typeof globalThis.fetch) =>
+    createOpenAiCompatibleChat({ baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', apiKey: 'sk-test', fetch })
 
   it('takes nothing from the OPENAI_* environment: no key, organisation or project for a keyless endpoint', async () => {
     vi.stubEnv('OPENAI_API_KEY', 'sk-from-env')
@@ -295,15 +299,13 @@ describe('OpenAI-compatible models on LangChain’s integration (@langchain/open
     const embeddings = selectEmbeddings(aiConfigOf({ AI_EMBEDDINGS_PROVIDER: 'ollama' }), { fetch: embed.fetch })
     await expect(embeddings.embedDocuments(['a', 'b'])).rejects.toThrow('embeddings response has 1 vectors for 2 texts')
     const chat = stubFetch(() => ({ choices: [{ message: { role: 'assistant', content: null } }] }))
-    const answerer = selectAnswerer(aiConfigOf(hosted), { fetch: chat.fetch })
-    await expect(answerer.answer('Fee?', [passage])).rejects.toThrow('chat response has no message content')
+    await expect(hostedChat(chat.fetch).invoke('Fee?')).rejects.toThrow('chat response has no message content')
   })
 
   it('reports an HTTP failure by its status, not the provider’s body, and does not retry a refused key', async () => {
     const body = { error: { message: 'Incorrect API key provided: sk-te***st' } }
     const chat = stubFetch(() => body, 401)
-    const answerer = selectAnswerer(aiConfigOf(hosted), { fetch: chat.fetch })
-    await expect(answerer.answer('Fee?', [passage])).rejects.toThrow(/^chat request failed: HTTP 401$/)
+    await expect(hostedChat(chat.fetch).invoke('Fee?')).rejects.toThrow(/^chat request failed: HTTP 401$/)
     expect(chat.calls).toHaveLength(1)
     const embed = stubFetch(() => body, 401)
     const embeddings = selectEmbeddings(
@@ -314,10 +316,13 @@ describe('OpenAI-compatible models on LangChain’s integration (@langchain/open
     expect(embed.calls).toHaveLength(1)
   })
 
-  it('makes one chat attempt on a server error, as the hand-written adapter did', async () => {
+  it('makes one chat attempt on a server error, as the hand-written adapter did, and the answerer falls back', async () => {
     const chat = stubFetch(() => ({ error: { message: 'overloaded' } }), 503)
-    const answerer = selectAnswerer(aiConfigOf(hosted), { fetch: chat.fetch })
-    await expect(answerer.answer('Fee?', [passage])).rejects.toThrow('chat request failed: HTTP 503')
+    await expect(hostedChat(chat.fetch).invoke('Fee?')).rejects.toThrow('chat request failed: HTTP 503')
     expect(chat.calls).toHaveLength(1)
+    const answerer = selectAnswerer(aiConfigOf(hosted), { fetch: chat.fetch })
+    const answer = await answerer.answer('Fee?', [passage])
+    expect(answer.decision.chatFallback).toBe('chat_model_error')
+    expect(chat.calls).toHaveLength(2)
   })
 })

@@ -56,7 +56,7 @@ describe.skipIf(!present)('the sentence model on the evaluation set', () => {
     reports.heldOut = await run(heldOut, answerer)
     reports.wordsTuning = await run(tuning, words)
     reports.wordsHeldOut = await run(heldOut, words)
-    reports.chat = await run(tuning, createChatAnswerer(new ScriptedChatModel({}), 'scripted'))
+    reports.chat = await run(tuning, createChatAnswerer(new ScriptedChatModel({}), 'scripted', answerer))
   }, 240_000)
   afterAll(() => model.close())
 
