@@ -19,6 +19,7 @@
  * EVAL_EMBEDDINGS (comma list of AI_EMBEDDINGS_PROVIDER values; default `local,sentence`, or the configured provider
  * when AI_EMBEDDINGS_PROVIDER names another).
  */
+import { existsSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { createAiRuntime } from '../adapters/ai-models.ts'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
@@ -38,6 +39,7 @@ import { applyMigrations } from '../scripts/db/migrations.ts'
 import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { distractorDocument } from './distractors.ts'
 import { splitQuestions } from './question-split.ts'
+import { loadOutsideQuestions, OUTSIDE_PATH } from './sentence-eval.ts'
 import {
   evaluate,
   loadCorpus,
@@ -59,6 +61,8 @@ interface StoreResult {
   /** This design (hybrid retrieval, the configured answerer: extractive-v3 by default) on the tuning and held-out set. */
   tuning: EvalReport
   heldOut: EvalReport
+  /** The configured answerer on the outside set (OUTSIDE_QUESTIONS, eval/sentence-eval.ts), when it is there. */
+  outside?: EvalReport
   /** Today's answerer before issue 45 (hybrid retrieval, extractive-v2: quotes chosen by the question's words), same run. */
   before: { tuning: EvalReport; heldOut: EvalReport; latencyMedianMs: number }
   models: { embeddings: string; answerer: string }
@@ -146,6 +150,9 @@ async function runStore(db: Db, tenantId: string, kind: VectorStoreKind, provide
     evaluate({ questions: set, docs, retrieve, answerer: using, documentIdOf, answerK: DEFAULT_TOP_K })
   const tuning = await run(split.tuning, answerer)
   const heldOut = await run(split.heldOut, answerer)
+  // The questions written outside the team in parents' words, when the file is there: reported, never tuned on.
+  const outsideSet = existsSync(OUTSIDE_PATH) ? await loadOutsideQuestions() : undefined
+  const outside = outsideSet && (await run(outsideSet, answerer))
   const before = { tuning: await run(split.tuning, v2), heldOut: await run(split.heldOut, v2) }
 
   let chunks = corpusChunks
@@ -209,6 +216,7 @@ async function runStore(db: Db, tenantId: string, kind: VectorStoreKind, provide
     ingestMs,
     tuning,
     heldOut,
+    ...(outside ? { outside } : {}),
     before: { ...before, latencyMedianMs: percentile(beforeTotals, 50) },
     models: { embeddings: runtime.embeddings.modelId, answerer: answerer.id },
     loaded: {
@@ -248,6 +256,7 @@ function report(results: StoreResult[], database: string): string {
     return [
       `| ${r.kind} | ${model} | \`${r.models.answerer}\` | tuning | ${figures(r.tuning)} |`,
       `| ${r.kind} | ${model} | \`${r.models.answerer}\` | **held-out** | ${figures(r.heldOut)} |`,
+      ...(r.outside ? [`| ${r.kind} | ${model} | \`${r.models.answerer}\` | outside | ${figures(r.outside)} |`] : []),
       `| ${r.kind} | ${model} | before: \`extractive-v2\` | tuning | ${figures(r.before.tuning)} |`,
       `| ${r.kind} | ${model} | before: \`extractive-v2\` | held-out | ${figures(r.before.heldOut)} |`,
     ]
