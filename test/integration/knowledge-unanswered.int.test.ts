@@ -38,9 +38,7 @@ beforeAll(async () => {
   const created = await platform.http.post('/v1/assistants', { token, body: { name: 'Families', scope: 'tenant' } })
   expect(created.status).toBe(201)
   assistantId = created.body.id as string
-  const files = await Promise.all(
-    ['parent-handbook.md', 'contacts-and-hours.txt', 'billing-faq.md'].map((name) => corpusFile(name))
-  )
+  const files = await Promise.all(['parent-handbook.md', 'billing-faq.md'].map((name) => corpusFile(name)))
   const documents = await upload(platform, token, assistantId, files)
   for (const doc of documents) expect((await settled(platform, token, doc.id, 1, 120_000)).status).toBe('READY')
 }, 240_000)
