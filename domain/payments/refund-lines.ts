@@ -3,13 +3,15 @@
  * what each gives back; settlements then take it from those lines' providers only (docs/marketplace.md). A refund
  * that names none is shared among its order's lines by weight, as every refund was before.
  *
- * What a line can still give back is its total less what earlier refunds of the order took from it: their named
- * amounts, and for refunds without lines their share by weight, computed by the very rule settlements apply
- * ({@link refundShares}). Payments are taken against the order, not its lines, so what was paid for a line is its
- * total; the refund as a whole is still never more than what is left of its payment.
+ * What a line can still give back is one rule, the settlements' own (issue 78): its total less what the order's money
+ * given back so far took from it — earlier refunds' named amounts, and for refunds without lines and for lost
+ * disputes (chargebacks) their share by weight of what the lines held then, in the order the money went back
+ * ({@link moneyGivenBack}, {@link refundShares}). Payments are taken against the order, not its lines, so what was
+ * paid for a line is its total; the refund as a whole is still never more than what is left of its payment.
  */
 import type { FieldError } from '../errors.ts'
 import { describeAmount } from '../pricing/money.ts'
+import { cappedToLines, moneyGivenBack, type OrderChargeback } from '../settlements/chargebacks.ts'
 import { refundedByLine, refundShares, type OrderRefund, type WeightedLine } from '../settlements/settlement-math.ts'
 
 /** One line of a refund request: an order line and what the refund gives back of it, in minor units. */
@@ -23,40 +25,66 @@ export interface EarlierRefund {
   id: string
   amount: number
   lines: readonly RefundLineInput[]
+  /** When it succeeded; null while PENDING (it will go back after every refund and chargeback so far). */
+  succeededAt: Date | null
+}
+
+/** A lost dispute of one of the order's applied payments, its funds not reinstated: a chargeback that counts. */
+export interface LostDispute {
+  id: string
+  paymentId: string
+  amount: number
+  lostAt: Date
 }
 
 /**
- * What each of the order's lines can still give back after `earlier` (in the order they went back).
+ * What each of the order's lines can still give back after `earlier` refunds and `lost` disputes: succeeded refunds
+ * and chargebacks in the order the money went back, then pending refunds in the order given.
  * @returns by order line id
  */
-export function lineRefundable(lines: readonly WeightedLine[], earlier: readonly EarlierRefund[]): Map<string, number> {
-  const refunds: OrderRefund[] = earlier.map((r, index) => ({
+export function lineRefundable(
+  lines: readonly WeightedLine[],
+  earlier: readonly EarlierRefund[],
+  lost: readonly LostDispute[] = []
+): Map<string, number> {
+  const asOrderRefund = (r: EarlierRefund, succeededAt: number): OrderRefund => ({
     refundId: r.id,
     amount: r.amount,
-    succeededAt: index,
+    succeededAt,
     lines: r.lines,
+  })
+  const chargebacks: OrderChargeback[] = lost.map((d) => ({
+    disputeId: d.id,
+    paymentId: d.paymentId,
+    amount: d.amount,
+    lostAt: d.lostAt.getTime(),
   }))
-  const taken = refundedByLine(refundShares(lines, refunds))
+  const gone = moneyGivenBack(
+    lines,
+    earlier.flatMap((r) => (r.succeededAt ? [asOrderRefund(r, r.succeededAt.getTime())] : [])),
+    chargebacks
+  )
+  const pending = earlier.filter((r) => r.succeededAt === null).map((r) => asOrderRefund(r, Number.MAX_SAFE_INTEGER))
+  const taken = refundedByLine(refundShares(lines, cappedToLines(lines, [...gone, ...pending])))
   return new Map(lines.map((l) => [l.orderLineId, l.lineTotal - (taken.get(l.orderLineId) ?? 0)]))
 }
 
 /**
- * Checks a refund's lines against its order and earlier refunds: each names a line of the order once, and gives
- * back no more than the line still holds; with an amount, the lines add up to it.
+ * Checks a refund's lines against its order: each names a line of the order once, and gives back no more than the
+ * line still holds; with an amount, the lines add up to it.
  * @param amount - the refund's amount when the request gave one (else it is the lines' sum)
+ * @param left - what each of the order's lines can still give back ({@link lineRefundable}), by line id
  * @param currency - the payment's, for messages
  * @returns the field errors, each naming its path (`lines.0.amount`), empty when the lines are good
  */
 export function refundLineErrors(
   requested: readonly RefundLineInput[],
   amount: number | undefined,
-  lines: readonly WeightedLine[],
-  earlier: readonly EarlierRefund[],
+  left: ReadonlyMap<string, number>,
   currency: string
 ): FieldError[] {
   const format = (value: number) => describeAmount(value, currency)
   const errors: FieldError[] = []
-  const left = lineRefundable(lines, earlier)
   const seen = new Set<string>()
   requested.forEach((line, index) => {
     const at = (field: string) => `lines.${index}.${field}`
@@ -73,7 +101,7 @@ export function refundLineErrors(
       errors.push({
         path: at('amount'),
         code: 'amount_exceeds_line_refundable',
-        message: `The line can give back at most ${format(room)} (its total less what earlier refunds took from it).`,
+        message: `The line can give back at most ${format(room)} (its total less what earlier refunds and lost disputes took from it).`,
       })
     }
     seen.add(line.orderLineId)

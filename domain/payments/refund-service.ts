@@ -18,6 +18,7 @@ import type { PaymentProcessor } from './payment-processor.ts'
 import { getPayment, type PaymentWithRefunds } from './payment-service.ts'
 import { applyRefundMoney } from './refund-state.ts'
 import type { RequestKey } from './processor-keys.ts'
+import { refundableByLine } from './money-given-back.ts'
 import { refundLineErrors, refundLineRows, type RefundLineInput } from './refund-lines.ts'
 import { refundableOf, refundedDelta } from './refund-transitions.ts'
 
@@ -131,12 +132,12 @@ const withLineSum = (input: RefundInput, lines: readonly RefundLineInput[]): Ref
     : input
 
 /**
- * The refund's lines, checked against its order and the order's earlier refunds (read under the order's lock, so a
- * concurrent refund is counted): none when the request names none.
+ * The refund's lines, checked against its order, the order's earlier refunds and its lost disputes (read under the
+ * order's lock, so a concurrent refund is counted): none when the request names none.
  * @throws AppError `validation_error` naming the line's field (refund-lines.ts)
  */
 async function checkedLines(
-  { tx, tenantId }: UnitOfWork,
+  uow: UnitOfWork,
   payment: PaymentWithRefunds,
   order: OrderWithLines,
   input: RefundInput
@@ -150,15 +151,9 @@ async function checkedLines(
       { path: 'lines', code: 'payment_unapplied', message: 'An unapplied payment paid for no line of the order.' },
     ])
   }
-  // Earlier refunds hold the lines in the order their money went back: succeeded ones as they succeeded, then
-  // pending ones, which will succeed after them (as settlements will see them).
-  const refunds = await tx.refund.findMany({
-    where: { tenantId, orderId: order.id, status: { in: ['PENDING', 'SUCCEEDED'] }, payment: { unapplied: false } },
-    include: { lines: { orderBy: { position: 'asc' } } },
-    orderBy: [{ succeededAt: { sort: 'asc', nulls: 'last' } }, { createdAt: 'asc' }, { id: 'asc' }],
-  })
-  const lines = order.lines.map((l) => ({ orderLineId: l.id, position: l.position, lineTotal: l.lineTotal }))
-  const errors = refundLineErrors(input.lines, input.amount, lines, refunds, payment.currency)
+  // Earlier refunds and lost disputes hold the lines in the order their money went back (money-given-back.ts).
+  const left = (await refundableByLine(uow, [order])).get(order.id)!
+  const errors = refundLineErrors(input.lines, input.amount, left, payment.currency)
   if (errors.length > 0) throw validationError(errors)
   return input.lines
 }

@@ -53,8 +53,16 @@ export function moneyGivenBack(
     ...refunds,
     ...chargebacks.map((c) => ({ refundId: c.disputeId, amount: c.amount, succeededAt: c.lostAt })),
   ].sort((a, b) => a.succeededAt - b.succeededAt || (a.refundId < b.refundId ? -1 : a.refundId > b.refundId ? 1 : 0))
+  return cappedToLines(lines, all)
+}
+
+/**
+ * Money given back in the order given, each capped at what the lines still hold after those before it (none left
+ * out when nothing is left: dropped).
+ */
+export function cappedToLines(lines: readonly WeightedLine[], ordered: readonly OrderRefund[]): OrderRefund[] {
   let room = lines.reduce((sum, l) => sum + l.lineTotal, 0)
-  return all.flatMap((r) => {
+  return ordered.flatMap((r) => {
     const amount = Math.min(r.amount, Math.max(room, 0))
     room -= amount
     return amount > 0 ? [{ ...r, amount }] : []

@@ -108,7 +108,8 @@ export interface RefundShare {
  * Each refund's share of each line, in the order the refunds went back:
  *
  * - A refund that names its lines takes exactly its amount from each line it names and nothing from the others
- *   (capped at what the line still holds, which the refund's own checks make the whole amount).
+ *   (capped at what the line still holds, which the refund's own checks make the whole amount); what a named line
+ *   no longer held when the refund went back (a dispute lost meanwhile) is shared by weight among the other lines.
  * - A refund without lines is shared by weight among what the lines still hold. Shares of such refunds are
  *   cumulative: after the k-th refund since the last refund with lines (or the first refund), the lines have given
  *   back their share, by what each held then, of all those refunds so far; so a line never gives back more than it
@@ -138,13 +139,25 @@ export function refundShares(lines: readonly WeightedLine[], refunds: readonly O
   let previous = shareAmong(0, held)
   for (const refund of refunds) {
     if (refund.lines && refund.lines.length > 0) {
+      let beyond = 0
       for (const named of refund.lines) {
         const line = lines.find((l) => l.orderLineId === named.orderLineId)
         if (!line) continue // not a line of the order: the refund's checks refuse it
         const take = Math.min(named.amount, line.lineTotal - refunded.get(line.orderLineId)!)
         if (take > 0) push(refund, line.orderLineId, take)
+        beyond += named.amount - Math.max(take, 0)
       }
       held = lines.map((l) => ({ ...l, lineTotal: l.lineTotal - refunded.get(l.orderLineId)! }))
+      // More than a named line still held: a dispute was lost between the refund's check and its success (issue 78).
+      // The payer got it all back, so the rest is shared by weight among what the other lines hold, never lost.
+      const rest = Math.min(
+        beyond,
+        held.reduce((total, l) => total + l.lineTotal, 0)
+      )
+      if (rest > 0) {
+        for (const [orderLineId, amount] of shareAmong(rest, held)) if (amount > 0) push(refund, orderLineId, amount)
+        held = lines.map((l) => ({ ...l, lineTotal: l.lineTotal - refunded.get(l.orderLineId)! }))
+      }
       cumulative = 0
       previous = shareAmong(0, held)
       continue

@@ -185,3 +185,91 @@ describe('a refund that names its lines', () => {
     expect(after(`provider_payable:${ben}`)).toBe(3_600)
   })
 })
+
+describe("a line's refundable amount after a lost dispute (issue 78)", () => {
+  /** A card payment of `amount` towards the order, succeeded at Stripe: its id and its intent's. */
+  async function cardPayment(t: Centre, orderId: string, amount: number) {
+    const payment = await ok(
+      t,
+      'POST',
+      '/v1/payments',
+      { orderId, amount, currency: 'USD', method: 'CARD_ONLINE' },
+      201
+    )
+    const intentId = payment.processorReference as string
+    stripeMock.setIntentStatus(intentId, 'succeeded')
+    expect(await deliver(stripeMock.event('payment_intent.succeeded', intentId))).toBe('applied')
+    return { paymentId: payment.id as string, intentId }
+  }
+  const atStripe = async (type: string, id: string) => expect(await deliver(stripeMock.event(type, id))).toBe('applied')
+  const refundableOf = async (t: Centre, orderId: string) =>
+    ((await ok(t, 'GET', `/v1/orders/${orderId}`)).lines as Array<{ refundable: number }>).map((l) => l.refundable)
+
+  it("is the line's total less its refunds and its share of the chargeback, in the refund's check, the order and the settlement", async () => {
+    const t = await newCentre()
+    const provider = async (name: string) =>
+      (await ok(t, 'POST', '/v1/providers', { name, timeZone: 'UTC' }, 201)).id as string
+    const [ana, ben] = [await provider('Ana SLP'), await provider('Ben OT')]
+    await ok(t, 'POST', '/v1/marketplace/fee-rules', { percentBps: 1000 }, 201)
+    // The issue's order: A = B = 100.00, paid by two cards of 100.00; the first is disputed in full and lost.
+    const order = await ok(
+      t,
+      'POST',
+      '/v1/orders',
+      {
+        status: 'OPEN',
+        currency: 'USD',
+        lines: [
+          { kind: 'SESSION', appointmentId: await completedAppointment(t, ana), unitAmount: 10_000 },
+          { kind: 'SESSION', appointmentId: await completedAppointment(t, ben), unitAmount: 10_000 },
+        ],
+      },
+      201
+    )
+    const [anaLine, benLine] = (order.lines as Array<{ id: string; refundable: number }>).map((l) => l.id)
+    expect((order.lines as Array<{ refundable: number }>).map((l) => l.refundable)).toEqual([10_000, 10_000])
+    const first = await cardPayment(t, order.id as string, 10_000)
+    const second = await cardPayment(t, order.id as string, 10_000)
+    const dispute = stripeMock.addDispute({ paymentIntent: first.intentId })
+    await atStripe('charge.dispute.created', dispute.id)
+    stripeMock.update(dispute.id, { status: 'lost' })
+    await atStripe('charge.dispute.closed', dispute.id)
+
+    // The chargeback took 50.00 of each line: naming A for 100.00 would leave B's provider 50.00 the payer got back.
+    expect(await refundableOf(t, order.id as string)).toEqual([5_000, 5_000])
+    const over = await send(t, 'POST', `/v1/payments/${second.paymentId}/refunds`, {
+      reason: 'REQUESTED_BY_CLIENT',
+      lines: [{ orderLineId: anaLine, amount: 10_000 }],
+    })
+    expect(over.status).toBe(400)
+    expect(over.body).toMatchObject({ errors: [{ path: 'lines.0.amount', code: 'amount_exceeds_line_refundable' }] })
+    expect(over.body.errors[0].message).toContain('50.00 USD')
+    const refund = await ok(
+      t,
+      'POST',
+      `/v1/payments/${second.paymentId}/refunds`,
+      {
+        reason: 'REQUESTED_BY_CLIENT',
+        lines: [
+          { orderLineId: anaLine, amount: 5_000 },
+          { orderLineId: benLine, amount: 5_000 },
+        ],
+      },
+      201
+    )
+    expect(refund).toMatchObject({ amount: 10_000, status: 'SUCCEEDED' })
+    expect(await refundableOf(t, order.id as string)).toEqual([0, 0])
+
+    // Each provider gives back all of their session, with the fee on it returned: nobody keeps what the payer got back.
+    const settled = await settleFrom(t, new Date('2026-01-01T00:00:00Z'))
+    for (const providerId of [ana, ben]) {
+      expect(settled.of(providerId)).toMatchObject({
+        grossAmount: 10_000,
+        feeAmount: 1_000,
+        refundAmount: 10_000,
+        feeRefundAmount: 1_000,
+        netAmount: 0,
+      })
+    }
+  })
+})

@@ -9,6 +9,8 @@ import {
   voidOrder,
   type OrderWithLines,
 } from '../../../domain/orders/order-service.ts'
+import { refundableByLine } from '../../../domain/payments/money-given-back.ts'
+import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import {
@@ -24,7 +26,10 @@ import {
 type OrderBody = z.infer<typeof Order>
 const iso = (d: Date | null) => d?.toISOString() ?? null
 
-export const toOrder = (o: OrderWithLines): OrderBody => ({
+/**
+ * @param refundable - what each line can still give back (domain/payments/money-given-back.ts), by line id
+ */
+const toOrder = (o: OrderWithLines, refundable: ReadonlyMap<string, number> | undefined): OrderBody => ({
   id: o.id,
   status: o.status,
   locationId: o.locationId,
@@ -44,6 +49,7 @@ export const toOrder = (o: OrderWithLines): OrderBody => ({
     priceId: l.priceId,
     appointmentId: l.appointmentId,
     sessionId: l.sessionId,
+    refundable: refundable?.get(l.id) ?? l.lineTotal,
   })),
   subtotal: o.subtotal,
   discountTotal: o.discountTotal,
@@ -60,6 +66,13 @@ export const toOrder = (o: OrderWithLines): OrderBody => ({
   updatedAt: o.updatedAt.toISOString(),
 })
 
+/** Orders as the API shows them, each line with what it can still give back. */
+async function ordersView(uow: UnitOfWork, orders: OrderWithLines[]): Promise<OrderBody[]> {
+  const refundable = await refundableByLine(uow, orders)
+  return orders.map((o) => toOrder(o, refundable.get(o.id)))
+}
+const orderView = async (uow: UnitOfWork, order: OrderWithLines) => (await ordersView(uow, [order]))[0]!
+
 const instant = (value: string | undefined) => (value === undefined ? undefined : new Date(value))
 
 export function orderRoutes({ clock }: Pick<AppDeps, 'clock'>) {
@@ -67,7 +80,7 @@ export function orderRoutes({ clock }: Pick<AppDeps, 'clock'>) {
     .openapi(createOrderRoute, async (c) => {
       const order = await createOrder(c.var.uow, c.req.valid('json'), clock())
       c.header('Location', `/v1/orders/${order.id}`)
-      return c.json(toOrder(order), 201)
+      return c.json(await orderView(c.var.uow, order), 201)
     })
     .openapi(listOrdersRoute, async (c) => {
       const query = c.req.valid('query')
@@ -76,16 +89,21 @@ export function orderRoutes({ clock }: Pick<AppDeps, 'clock'>) {
         createdFrom: instant(query.createdFrom),
         createdTo: instant(query.createdTo),
       })
-      return c.json({ data: page.data.map(toOrder), nextCursor: page.nextCursor }, 200)
+      return c.json({ data: await ordersView(c.var.uow, page.data), nextCursor: page.nextCursor }, 200)
     })
-    .openapi(getOrderRoute, async (c) => c.json(toOrder(await getOrder(c.var.uow, c.req.valid('param').id)), 200))
+    .openapi(getOrderRoute, async (c) =>
+      c.json(await orderView(c.var.uow, await getOrder(c.var.uow, c.req.valid('param').id)), 200)
+    )
     .openapi(updateOrderRoute, async (c) =>
-      c.json(toOrder(await updateOrder(c.var.uow, c.req.valid('param').id, c.req.valid('json'))), 200)
+      c.json(
+        await orderView(c.var.uow, await updateOrder(c.var.uow, c.req.valid('param').id, c.req.valid('json'))),
+        200
+      )
     )
     .openapi(finalizeOrderRoute, async (c) =>
-      c.json(toOrder(await finalizeOrder(c.var.uow, c.req.valid('param').id, clock())), 200)
+      c.json(await orderView(c.var.uow, await finalizeOrder(c.var.uow, c.req.valid('param').id, clock())), 200)
     )
     .openapi(voidOrderRoute, async (c) =>
-      c.json(toOrder(await voidOrder(c.var.uow, c.req.valid('param').id, clock())), 200)
+      c.json(await orderView(c.var.uow, await voidOrder(c.var.uow, c.req.valid('param').id, clock())), 200)
     )
 }

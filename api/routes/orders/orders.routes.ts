@@ -88,6 +88,12 @@ export const OrderLine = z
     priceId: z.string().nullable(),
     appointmentId: z.string().nullable(),
     sessionId: z.string().nullable(),
+    refundable: Amount.openapi({
+      description:
+        'What a refund may still name on this line: lineTotal less what refunds took from it (their named amounts, ' +
+        'or their share by weight) and its share by weight of lost disputes, in the order the money went back — the ' +
+        "rule refunds and provider settlements apply (docs/payments.md). A refund as a whole is also at most its payment's refundable amount.",
+    }),
   })
   .openapi('OrderLine')
 

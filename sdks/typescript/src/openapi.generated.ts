@@ -6469,6 +6469,11 @@ export interface components {
             priceId: string | null;
             appointmentId: string | null;
             sessionId: string | null;
+            /**
+             * @description What a refund may still name on this line: lineTotal less what refunds took from it (their named amounts, or their share by weight) and its share by weight of lost disputes, in the order the money went back — the rule refunds and provider settlements apply (docs/payments.md). A refund as a whole is also at most its payment's refundable amount.
+             * @example 12000
+             */
+            refundable: number;
         };
         /** @enum {string} */
         OrderLineKind: "SESSION" | "SESSION_PACKAGE" | "ASSESSMENT" | "PRODUCT";

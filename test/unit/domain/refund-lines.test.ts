@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { lineRefundable, refundLineErrors } from '../../../domain/payments/refund-lines.ts'
+import { moneyGivenBack } from '../../../domain/settlements/chargebacks.ts'
 import {
   feeOf,
   feeReturned,
@@ -164,7 +165,8 @@ describe('refundShares with lines', () => {
 })
 
 describe('the checks of a refund with lines', () => {
-  const earlierWeighted = [{ id: 'r0', amount: 5_000, lines: [] }]
+  const earlierWeighted = [{ id: 'r0', amount: 5_000, lines: [], succeededAt: new Date(1) }]
+  const leftAfterWeighted = lineRefundable(order, earlierWeighted)
 
   it("counts earlier refunds' named amounts, and for those without lines their share by weight", () => {
     expect(lineRefundable(order, earlierWeighted)).toEqual(
@@ -173,7 +175,9 @@ describe('the checks of a refund with lines', () => {
         ['product', 7_500],
       ])
     )
-    const named = [{ id: 'r0', amount: 6_000, lines: [{ orderLineId: 'product', amount: 6_000 }] }]
+    const named = [
+      { id: 'r0', amount: 6_000, lines: [{ orderLineId: 'product', amount: 6_000 }], succeededAt: new Date(1) },
+    ]
     expect(lineRefundable(order, named)).toEqual(
       new Map([
         ['session', 10_000],
@@ -184,8 +188,8 @@ describe('the checks of a refund with lines', () => {
 
   it('accepts lines within what each holds adding up to the amount, and names the field of each violation', () => {
     const lines = [{ orderLineId: 'product', amount: 7_500 }]
-    expect(refundLineErrors(lines, 7_500, order, earlierWeighted, 'USD')).toEqual([])
-    expect(refundLineErrors(lines, undefined, order, earlierWeighted, 'USD')).toEqual([])
+    expect(refundLineErrors(lines, 7_500, leftAfterWeighted, 'USD')).toEqual([])
+    expect(refundLineErrors(lines, undefined, leftAfterWeighted, 'USD')).toEqual([])
     const errors = refundLineErrors(
       [
         { orderLineId: 'product', amount: 7_501 },
@@ -194,8 +198,7 @@ describe('the checks of a refund with lines', () => {
         { orderLineId: 'session', amount: 1 },
       ],
       undefined,
-      order,
-      earlierWeighted,
+      leftAfterWeighted,
       'USD'
     )
     expect(errors.map((e) => [e.path, e.code])).toEqual([
@@ -205,10 +208,74 @@ describe('the checks of a refund with lines', () => {
     ])
     expect(errors[0]!.message).toContain('75.00 USD')
     expect(
-      refundLineErrors([{ orderLineId: 'session', amount: 1_000 }], 2_000, order, [], 'USD').map((e) => [
-        e.path,
-        e.code,
-      ])
+      refundLineErrors([{ orderLineId: 'session', amount: 1_000 }], 2_000, lineRefundable(order, []), 'USD').map(
+        (e) => [e.path, e.code]
+      )
     ).toEqual([['lines', 'amount_mismatch']])
+  })
+})
+
+describe("a line's refundable amount after a lost dispute (issue 78)", () => {
+  const lostHalf = [{ id: 'dp1', paymentId: 'pay1', amount: 10_000, lostAt: new Date(2) }]
+
+  it('is its total less its refunds and its share by weight of lost disputes, in the order the money went back', () => {
+    // The issue's order: 200 over A = B = 100, a dispute of 100 lost: each line holds 50.
+    expect(lineRefundable(order, [], lostHalf)).toEqual(
+      new Map([
+        ['session', 5_000],
+        ['product', 5_000],
+      ])
+    )
+    // A refund of the product succeeded before the dispute was lost: the dispute takes what the session holds.
+    const productFirst = [
+      { id: 'r0', amount: 10_000, lines: [{ orderLineId: 'product', amount: 10_000 }], succeededAt: new Date(1) },
+    ]
+    expect(lineRefundable(order, productFirst, lostHalf)).toEqual(
+      new Map([
+        ['session', 0],
+        ['product', 0],
+      ])
+    )
+    // A refund still pending goes back after the chargeback, whatever its creation.
+    const pending = [{ id: 'r1', amount: 2_000, lines: [], succeededAt: null }]
+    expect(lineRefundable(order, pending, lostHalf)).toEqual(
+      new Map([
+        ['session', 4_000],
+        ['product', 4_000],
+      ])
+    )
+    // A dispute whose funds were reinstated is not passed in; one lost beyond what the lines hold takes what is left.
+    const twice = [...lostHalf, { id: 'dp2', paymentId: 'pay2', amount: 15_000, lostAt: new Date(3) }]
+    expect([...lineRefundable(order, [], twice).values()]).toEqual([0, 0])
+  })
+
+  it('refuses a refund naming a line for more than the dispute left it (the issue: A for 100 after 100 lost)', () => {
+    const left = lineRefundable(order, [], lostHalf)
+    const errors = refundLineErrors([{ orderLineId: 'session', amount: 10_000 }], undefined, left, 'USD')
+    expect(errors.map((e) => [e.path, e.code])).toEqual([['lines.0.amount', 'amount_exceeds_line_refundable']])
+    expect(errors[0]!.message).toContain('50.00 USD')
+    const both = [
+      { orderLineId: 'session', amount: 5_000 },
+      { orderLineId: 'product', amount: 5_000 },
+    ]
+    expect(refundLineErrors(both, 10_000, left, 'USD')).toEqual([])
+  })
+
+  it('in a settlement, gives what a named line no longer held to the other lines (a dispute lost before it succeeded)', () => {
+    // Checked while A held 100; the dispute was lost before the refund succeeded: A gives 50, B the other 50.
+    const late: OrderRefund = {
+      refundId: 'r1',
+      amount: 10_000,
+      succeededAt: 3,
+      lines: [{ orderLineId: 'session', amount: 10_000 }],
+    }
+    const chargeback = { disputeId: 'dp1', paymentId: 'pay1', amount: 10_000, lostAt: 2 }
+    const shares = refundShares(order, moneyGivenBack(order, [late], [chargeback]))
+    expect(shares.map((x) => [x.refundId, x.orderLineId, x.amount])).toEqual([
+      ['dp1', 'session', 5_000],
+      ['dp1', 'product', 5_000],
+      ['r1', 'session', 5_000],
+      ['r1', 'product', 5_000],
+    ])
   })
 })

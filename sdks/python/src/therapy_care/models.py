@@ -8265,6 +8265,15 @@ class OrderLine(BaseModel):
     priceId: str | None
     appointmentId: str | None
     sessionId: str | None
+    refundable: Annotated[
+        int,
+        Field(
+            description="What a refund may still name on this line: lineTotal less what refunds took from it (their named amounts, or their share by weight) and its share by weight of lost disputes, in the order the money went back — the rule refunds and provider settlements apply (docs/payments.md). A refund as a whole is also at most its payment's refundable amount.",
+            examples=[12000],
+            ge=0,
+            le=9007199254740991,
+        ),
+    ]
 
 
 class OrderCreate(BaseModel):
