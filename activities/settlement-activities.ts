@@ -73,7 +73,11 @@ export function createSettlementActivities({
      */
     async prepareSettlementPayouts({ tenantId, settlementId }: SettlementWorkflowInput): Promise<string[]> {
       if (!payouts) return []
-      return final(() => inTenant(tenantId, (uow) => preparePayouts(uow, settlementId)))
+      return final(() =>
+        inTenant(tenantId, (uow) =>
+          preparePayouts(uow, settlementId, (currency) => payouts.transferUnit(currency), clock())
+        )
+      )
     },
 
     /** Sends one payout transfer (again, with the same idempotency key, after a crash or a retry). */

@@ -19,6 +19,7 @@ import { describeAmount } from '../pricing/money.ts'
 import { transferableOf } from '../settlements/settlement-math.ts'
 import { payableBalance } from '../settlements/provider-terms.ts'
 import { bookTransferMoney } from './payout-ledger.ts'
+import { heldAtTransfer } from './transfer-holds.ts'
 import { lockTransfer, sendPayout } from './payout-sending.ts'
 
 export interface PayoutAttemptView {
@@ -45,8 +46,10 @@ export interface PayoutTransferView {
   processorReference: string | null
   /** Taken back by the processor, over all attempts. */
   amountReversed: number
-  /** Below the processor's transferable unit at a retry: carried to the provider's next settlement instead. */
+  /** Not sent, carried to the provider's next settlement instead: below the processor's unit at a retry, or held. */
   amountCarried: number
+  /** Of amountCarried, held back at the transfer for disputes and refunds opened since the settlement (issue 78). */
+  amountHeld: number
   failureMessage: string | null
   /** Every send, oldest first. */
   attempts: PayoutAttemptView[]
@@ -58,39 +61,71 @@ export interface PayoutTransferView {
 const RETRYABLE: readonly PayoutTransferStatus[] = ['FAILED', 'REVERSED', 'PARTIALLY_REVERSED', 'BLOCKED']
 
 /**
- * Records a PENDING transfer for every provider the run settled with a payout (once: a repeated call finds them),
- * and answers the ids of those not yet PAID, in order. A provider without an ACTIVE payout account is BLOCKED.
+ * Records a transfer for every provider the run settled with a payout (once: a repeated call finds them), and answers
+ * the ids of those not yet PAID, in order. A provider without an ACTIVE payout account is BLOCKED. Each new transfer
+ * first holds back what the provider's disputes and refunds opened since their settlement would take
+ * (transfer-holds.ts): that part, rounded so what is sent is transferable, is carried back to their payable balance.
+ * @param unit - the payout processor's transferable unit in a currency
  */
-export async function preparePayouts(uow: UnitOfWork, settlementId: string): Promise<string[]> {
+export async function preparePayouts(
+  uow: UnitOfWork,
+  settlementId: string,
+  unit: (currency: string) => number,
+  now: Date
+): Promise<string[]> {
   const { tx, tenantId } = uow
   const settled = await tx.settlementProvider.findMany({
     where: { tenantId, settlementId, outcome: 'SETTLED' },
     select: { providerSettlementId: true, providerId: true },
     orderBy: { providerId: 'asc' },
   })
+  const recorded = new Set(
+    (
+      await tx.payoutTransfer.findMany({ where: { tenantId, settlementId }, select: { providerSettlementId: true } })
+    ).map((t) => t.providerSettlementId)
+  )
   const providerSettlements = await tx.providerSettlement.findMany({
-    where: { tenantId, id: { in: settled.map((s) => s.providerSettlementId) }, payoutAmount: { gt: 0 } },
+    where: {
+      tenantId,
+      id: { in: settled.map((s) => s.providerSettlementId).filter((id) => !recorded.has(id)) },
+      payoutAmount: { gt: 0 },
+    },
     select: { id: true, providerId: true, payoutAmount: true, currency: true },
+    orderBy: { providerId: 'asc' },
   })
   const accounts = await tx.providerPayoutAccount.findMany({
     where: { tenantId, providerId: { in: providerSettlements.map((p) => p.providerId) } },
   })
   const active = new Map(accounts.filter((a) => a.status === 'ACTIVE').map((a) => [a.providerId, a.accountId]))
-  await tx.payoutTransfer.createMany({
-    data: providerSettlements.map((p) => ({
-      id: newId('payoutTransfer'),
-      tenantId,
-      settlementId,
-      providerSettlementId: p.id,
-      providerId: p.providerId,
-      amount: p.payoutAmount,
-      currency: p.currency,
-      status: active.has(p.providerId) ? ('PENDING' as const) : ('BLOCKED' as const),
-      accountId: active.get(p.providerId) ?? null,
-      failureMessage: active.has(p.providerId) ? null : 'The provider has no active payout account.',
-    })),
-    skipDuplicates: true,
-  })
+  for (const p of providerSettlements) {
+    const accountId = active.get(p.providerId)
+    // A BLOCKED transfer holds nothing yet: it is measured when an operator sends it (retryPayout).
+    const held = accountId ? await heldAtTransfer(uow, p.providerId, p.currency, now) : 0
+    const sendable = transferableOf(p.payoutAmount - Math.min(held, p.payoutAmount), unit(p.currency))
+    const carried = p.payoutAmount - sendable
+    const transfer = await tx.payoutTransfer.create({
+      data: {
+        id: newId('payoutTransfer'),
+        tenantId,
+        settlementId,
+        providerSettlementId: p.id,
+        providerId: p.providerId,
+        amount: p.payoutAmount,
+        currency: p.currency,
+        status: !accountId ? 'BLOCKED' : sendable > 0 ? 'PENDING' : 'PAID',
+        accountId: accountId ?? null,
+        amountCarried: carried,
+        amountHeld: carried,
+        failureMessage: !accountId
+          ? 'The provider has no active payout account.'
+          : carried > 0
+            ? heldMessage(carried, p.currency)
+            : null,
+      },
+    })
+    // In the transaction that records the transfer: the held part leaves transit for the payable balance.
+    await bookTransferMoney(uow, transfer, 'CARRIED', carried, 'held back at the transfer', now)
+  }
   const pending = await tx.payoutTransfer.findMany({
     where: { tenantId, settlementId, status: 'PENDING' },
     select: { id: true },
@@ -99,13 +134,18 @@ export async function preparePayouts(uow: UnitOfWork, settlementId: string): Pro
   return pending.map((t) => t.id)
 }
 
+const heldMessage = (held: number, currency: string) =>
+  `${describeAmount(held, currency)} held back at the transfer for disputes opened or refunds requested since the ` +
+  "settlement: carried to the provider's next settlement, which reserves or takes it."
+
 /**
  * An operator sends a FAILED, REVERSED, PARTIALLY_REVERSED or BLOCKED transfer again: a new attempt (a new
  * idempotency key) for what is still owed, to the provider's current active account, sent now. What is owed is
  * recomputed, never resent as it was: only what the processor can transfer (rounded down to its unit) is sent, and the
  * rest goes back to the provider's payable balance, paid by their next settlement (a HUF transfer of 1,141.45 that
- * was refused sends 1,141 and carries 0.45). When nothing transferable is owed, nothing is sent and the transfer is
- * settled (PAID) by the carry alone.
+ * was refused sends 1,141 and carries 0.45), as does what the provider's disputes and refunds opened since would take
+ * (transfer-holds.ts). When nothing transferable is owed, nothing is sent and the transfer is settled (PAID) by the
+ * carry alone.
  * @throws AppError `not_found`, `invalid_state_transition` (PENDING or PAID, nothing owed, no active account, or
  *   changed meanwhile), `dependency_unavailable`
  */
@@ -129,13 +169,16 @@ export async function retryPayout(
   if (owed <= 0) {
     throw invalidStateTransition(`Nothing is owed on payout transfer ${transferId}.`)
   }
-  const sendable = transferableOf(owed, processor.transferUnit(transfer.currency))
-  const carried = owed - sendable
-  const amountCarried = transfer.amountCarried + carried
   const account = await tx.providerPayoutAccount.findFirst({ where: { tenantId, providerId: transfer.providerId } })
   if (account?.status !== 'ACTIVE') {
     throw invalidStateTransition(`Provider ${transfer.providerId} has no active payout account yet.`)
   }
+  // A retry is a transfer step too: what the provider's disputes and refunds opened since would take is held back.
+  const held = Math.min(owed, await heldAtTransfer(uow, transfer.providerId, transfer.currency, now))
+  const sendable = transferableOf(owed - held, processor.transferUnit(transfer.currency))
+  const carried = owed - sendable
+  const amountCarried = transfer.amountCarried + carried
+  const amountHeld = transfer.amountHeld + held
   // One retry at a time: a concurrent one (or a reversal) changed the row first.
   const claimed = await tx.payoutTransfer.updateMany({
     where: { tenantId, id: transferId, status: transfer.status, attempt: transfer.attempt },
@@ -147,16 +190,22 @@ export async function retryPayout(
             accountId: account.accountId,
             failureMessage: null,
             amountCarried,
+            amountHeld,
           }
         : {
             status: settledStatusOf(dueOf({ amount: transfer.amount, amountCarried }), attempts),
             amountCarried,
-            failureMessage: `${describeAmount(carried, transfer.currency)} is below what the payout processor transfers: carried to the provider's next settlement.`,
+            amountHeld,
+            failureMessage:
+              held > 0
+                ? heldMessage(carried, transfer.currency)
+                : `${describeAmount(carried, transfer.currency)} is below what the payout processor transfers: carried to the provider's next settlement.`,
           },
   })
   if (claimed.count === 0) throw invalidStateTransition(`Payout transfer ${transferId} changed meanwhile; try again.`)
   // Committed with the claim, before anything is sent: the carried part leaves transit for the payable balance.
-  await bookTransferMoney(uow, transfer, 'CARRIED', carried, "below the processor's transferable unit", now)
+  const why = held > 0 ? 'held back at the transfer' : "below the processor's transferable unit"
+  await bookTransferMoney(uow, transfer, 'CARRIED', carried, why, now)
   if (sendable === 0) return (await viewsOf(uow, { id: transferId }))[0]!
   try {
     await uow.release(() => sendPayout(db, tenantId, transferId, processor, now))
@@ -255,6 +304,7 @@ async function viewsOf(
     processorReference: t.processorReference,
     amountReversed: t.amountReversed,
     amountCarried: t.amountCarried,
+    amountHeld: t.amountHeld,
     failureMessage: t.failureMessage,
     attempts: attempts
       .filter((a) => a.transferId === t.id)

@@ -62,8 +62,8 @@ const atStripe = async (type: string, id: string) => expect(await deliver(stripe
 const paidSession = (t: Centre & { providerId: string }, amount: number) => centres.paidSession(t, t.providerId, amount)
 
 /** Settles [start, now): its end, its (one) provider's result (none when it found nothing to settle) and totals. */
-async function settleFrom(t: Centre, start: Date) {
-  const { id, end, run } = await centres.settleFrom(t, start)
+async function settleFrom(t: Centre, start: Date, until?: Date) {
+  const { id, end, run } = await centres.settleFrom(t, start, 'USD', until)
   const [mine] = run.providers as Array<Record<string, unknown> | undefined>
   return { id, end, provider: mine, totals: run.totals as Record<string, unknown> }
 }
@@ -288,5 +288,43 @@ describe('a refund pending at a settlement (issue 58, item 4)', () => {
     ])
     expect(await owed(t)).toEqual({ payable: 0, reserve: 0 })
     await eventually(async () => (transferred(t) === 9_000 ? true : undefined), 30_000)
+  })
+})
+
+describe('a dispute opened between a settlement and its transfer (issue 78, item 3)', () => {
+  it('is held back from the transfer, carried to the next settlement and taken there once lost', async () => {
+    const t = await newCentre()
+    const disputed = await paidSession(t, 10_000)
+    await paidSession(t, 4_000)
+    // The period ends before the dispute opens, so the settlement cannot see it; its transfer, made after, does.
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const end = new Date()
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    const dispute = stripeMock.addDispute({ paymentIntent: disputed.intentId })
+    await atStripe('charge.dispute.created', dispute.id)
+    const first = await settleFrom(t, START, end)
+    expect(first.provider).toMatchObject({ netAmount: 12_600, reserveAmount: 0, payoutAmount: 12_600 })
+    // Gia's 9,000 share of the disputed session stays: 3,600 leaves, the rest goes back to her payable balance.
+    expect(transferred(t)).toBe(3_600)
+    const payouts = (await ok(t, 'GET', `/v1/marketplace/settlements/${first.id}/payouts`)).data as unknown[]
+    expect(payouts).toEqual([
+      expect.objectContaining({ amount: 12_600, amountCarried: 9_000, amountHeld: 9_000, status: 'PAID' }),
+    ])
+    expect(await owed(t)).toEqual({ payable: 9_000, reserve: 0 })
+
+    // Lost: the next settlement takes the chargeback from what was held back. Nothing paid out had to come back.
+    stripeMock.update(dispute.id, { status: 'lost' })
+    await atStripe('charge.dispute.closed', dispute.id)
+    const second = await settleFrom(t, first.end)
+    expect(second.provider).toMatchObject({
+      refundAmount: 10_000,
+      feeRefundAmount: 1_000,
+      netAmount: -9_000,
+      carriedForward: 9_000,
+      payoutAmount: 0,
+      balanceAfter: 0,
+    })
+    expect(transferred(t)).toBe(3_600)
+    expect(await owed(t)).toEqual({ payable: 0, reserve: 0 })
   })
 })

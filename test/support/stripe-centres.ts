@@ -54,8 +54,11 @@ export interface StripeCentres {
     amount: number,
     currency?: string
   ): Promise<{ orderId: string; paymentId: string; intentId: string }>
-  /** Settles [start, now) in `currency` (USD) and waits for the run to end: its id, end, and the run's view (COMPLETED). */
-  settleFrom(t: Centre, start: Date, currency?: string): Promise<{ id: string; end: Date; run: Body }>
+  /**
+   * Settles [start, end) in `currency` (USD) and waits for the run to end: its id, end, and the run's view
+   * (COMPLETED). `end` defaults to a moment from now.
+   */
+  settleFrom(t: Centre, start: Date, currency?: string, end?: Date): Promise<{ id: string; end: Date; run: Body }>
   /** The books of every centre made since the last call hold against what the proxy's Stripe holds (afterEach). */
   checkBooks(): Promise<void>
   stop(): Promise<void>
@@ -188,10 +191,10 @@ export async function startStripeCentres(name: string): Promise<StripeCentres> {
       return session
     },
     sessionAwaitingCard,
-    async settleFrom(t, start, currency = 'USD') {
+    async settleFrom(t, start, currency = 'USD', until?: Date) {
       // Runs of one tenant must not overlap: the next period starts where this one ends, a moment from now.
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      const end = new Date()
+      if (!until) await new Promise((resolve) => setTimeout(resolve, 20))
+      const end = until ?? new Date()
       const period = { currency, periodStart: start.toISOString(), periodEnd: end.toISOString() }
       const { id } = (await ok(t, 'POST', '/v1/marketplace/settlements', period, 202)) as { id: string }
       const run = await eventually(async () => {

@@ -106,8 +106,19 @@ export const PayoutTransfer = z
       .int()
       .openapi({
         description:
-          'Owed when an operator retried it but below what the processor transfers (Stripe: whole HUF and TWD): not ' +
-          "sent, put back on the provider's payable balance and paid by their next settlement (its `carriedForward`)",
+          "Owed but not sent, put back on the provider's payable balance and paid by their next settlement (its " +
+          '`carriedForward`): below what the processor transfers when an operator retried it (Stripe: whole HUF and ' +
+          'TWD), or held back (`amountHeld`)',
+      }),
+    amountHeld: z
+      .number()
+      .int()
+      .openapi({
+        description:
+          'Of `amountCarried`, what the transfer step held back: what a settlement made at that moment would take or ' +
+          "hold for the provider's disputes opened and refunds requested since their settlement, beyond their " +
+          'payable balance (docs/marketplace.md, "Reserves"). The next settlement reserves it while they are open, ' +
+          'takes it once lost or succeeded, and pays it once released',
       }),
     failureMessage: z.string().nullable(),
     attempts: z.array(PayoutTransferAttempt).openapi({ description: 'Every send of the transfer, oldest first' }),
@@ -169,7 +180,8 @@ export const retryPayoutRoute = protectedRoute('settlements', {
     'A new attempt with its own idempotency key for what is still owed (the amount less what earlier attempts paid and ' +
     "kept), to the provider's current active payout account, sent now. What is owed is recomputed, never resent as " +
     'it was refused: only what the processor transfers is sent (rounded down: whole HUF and TWD at Stripe), and the ' +
-    "rest goes back to the provider's payable balance for their next settlement (`amountCarried`). 409 for a " +
+    "rest goes back to the provider's payable balance for their next settlement (`amountCarried`), as does what the " +
+    "provider's disputes and refunds opened since would take (`amountHeld`). 409 for a " +
     'transfer PENDING or PAID, nothing owed, or a provider without an active account.',
   request: { params: IdParam('payoutTransfer') },
   responses: {

@@ -9793,7 +9793,13 @@ class PayoutTransfer(BaseModel):
     amountCarried: Annotated[
         int,
         Field(
-            description="Owed when an operator retried it but below what the processor transfers (Stripe: whole HUF and TWD): not sent, put back on the provider's payable balance and paid by their next settlement (its `carriedForward`)"
+            description="Owed but not sent, put back on the provider's payable balance and paid by their next settlement (its `carriedForward`): below what the processor transfers when an operator retried it (Stripe: whole HUF and TWD), or held back (`amountHeld`)"
+        ),
+    ]
+    amountHeld: Annotated[
+        int,
+        Field(
+            description='Of `amountCarried`, what the transfer step held back: what a settlement made at that moment would take or hold for the provider\'s disputes opened and refunds requested since their settlement, beyond their payable balance (docs/marketplace.md, "Reserves"). The next settlement reserves it while they are open, takes it once lost or succeeded, and pays it once released'
         ),
     ]
     failureMessage: str | None
