@@ -4,9 +4,10 @@
  * then succeeded or failed), disputed at Stripe (opened, lost, won, its funds reinstated), settled, their payout
  * transfers reversed by Stripe (in full or in part) and retried by an operator, or reversed to recover what a provider
  * owes after a chargeback or refund of money already paid out (a reversal that says so, or one that says nothing while
- * the provider owes) — in USD, HUF (paid out in whole forints) or KWD (amounts ending in 0), the books hold, nothing
- * held in a reserve is ever paid out, nothing recovered is owed or sent again, and no remainder of a payout rounded
- * down to what Stripe transfers is lost.
+ * the provider owes), disputed between a settlement's end and its transfer (issue 78) — in USD, HUF (paid out in whole
+ * forints) or KWD (amounts ending in 0), the books hold, nothing held in a reserve is ever paid out, nothing recovered
+ * is owed or sent again, no remainder of a payout rounded down to what Stripe transfers is lost, and a dispute opened
+ * before a transfer is held back from it.
  *
  * fast-check draws the steps; each runs through the real API, worker, Temporal and database against Stripe's API mock
  * behind the recording proxy (test/support/stripe-centres.ts), disputes and reversals told by signed Stripe events.
@@ -59,6 +60,7 @@ type Step =
   | { kind: 'dispute'; pick: number; outcome: 'open' | 'lost' | 'won' }
   | { kind: 'dashboardRefund'; pick: number; quarters: number; succeeds: boolean }
   | { kind: 'settle' }
+  | { kind: 'lateDispute'; pick: number }
   | { kind: 'reverse'; pick: number; quarters: number | undefined }
   | { kind: 'retry'; pick: number }
   | { kind: 'recover'; pick: number; quarters: number | undefined; tagged: boolean }
@@ -94,6 +96,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     }),
   },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('settle' as const) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('lateDispute' as const), pick }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('reverse' as const), pick, quarters }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('retry' as const), pick }) },
   {
@@ -120,6 +123,8 @@ interface Session {
   dashboardRefund?: { id: string; state: 'pending' | 'succeeded' | 'failed' }
   /** A refund through the API that Stripe answered pending (202). */
   apiRefundPending?: boolean
+  /** A settlement of the run has taken it (it was earned before that settlement's end). */
+  settled?: boolean
 }
 
 /**
@@ -211,7 +216,9 @@ type PayoutView = {
   id: string
   providerId: string
   status: string
+  amount: number
   amountCarried: number
+  amountHeld: number
   attempts: Array<{ processorReference: string | null }>
 }
 
@@ -255,6 +262,7 @@ const reached = {
   pendingRefundReserve: 0,
   recovered: 0,
   untaggedRecovered: 0,
+  heldAtTransfer: 0,
 }
 
 /** The invariants that hold at any moment between steps (after a settlement, and at the end of a run). */
@@ -315,14 +323,26 @@ interface ProviderResult {
   balanceAfter: number
 }
 
-async function settle(run: Run): Promise<void> {
+/**
+ * Settles from the last settlement's end to `until` (a moment from now without it), and checks what it paid.
+ * @returns the settlement's provider results
+ */
+async function settle(run: Run, until?: Date): Promise<ProviderResult[]> {
   const before = await balancesOf(run)
   const payableBefore = new Map(run.providers.map((p) => [p, before(p).payable]))
-  const { id, end, run: view } = await centres.settleFrom(run.t, run.lastEnd, run.currency)
+  const { id, end, run: view } = await centres.settleFrom(run.t, run.lastEnd, run.currency, until)
   run.lastEnd = end
   run.settlements.push(id)
+  for (const session of run.sessions) session.settled = true
   const unit = stripeAmountUnit(run.currency, 'transfer')
   const after = await balancesOf(run)
+  // What its transfers held back went back to the payable balance (issue 78): all they carried yet.
+  const held = new Map(
+    ((await ok(run.t, 'GET', `/v1/marketplace/settlements/${id}/payouts`)).data as PayoutView[]).map((p) => [
+      p.providerId,
+      p.amountCarried,
+    ])
+  )
   for (const ps of view.providers as ProviderResult[]) {
     const where = `settlement ${id}: ${JSON.stringify(ps)}`
     const available = ps.carriedForward + ps.netAmount - ps.reserveAmount
@@ -333,7 +353,9 @@ async function settle(run: Run): Promise<void> {
     expect(ps.payoutRemainder, where).toBe(Math.max(0, available) - ps.payoutAmount)
     expect(ps.payoutRemainder, where).toBeLessThan(unit)
     expect(ps.balanceAfter, where).toBe(available - ps.payoutAmount)
-    expect(after(ps.providerId).payable, `${where}: the payable balance after it`).toBe(ps.balanceAfter)
+    expect(after(ps.providerId).payable, `${where}: the payable balance after it`).toBe(
+      ps.balanceAfter + (held.get(ps.providerId) ?? 0)
+    )
     const totals = run.totals.get(ps.providerId) ?? { net: 0, reserve: 0, payout: 0 }
     run.totals.set(ps.providerId, {
       net: totals.net + ps.netAmount,
@@ -345,6 +367,46 @@ async function settle(run: Run): Promise<void> {
     if (ps.payoutAmount > 0 && run.currency === 'KWD') reached.kwdPayout++
   }
   await expectInvariants(run)
+  return view.providers as ProviderResult[]
+}
+
+/** The platform's 10% fee on a session's amount, rounded half up (settlement-math.ts, feeOf). */
+const feeOn = (amount: number) => Math.floor((amount * 1_000 + 5_000) / 10_000)
+
+/**
+ * A dispute opened after a settlement's period ended and before its transfer (issue 78, item 3): the settlement cannot
+ * see it, its transfer must. When the disputed session is first paid by that settlement and nothing was refunded of
+ * it, the provider's share of it net of the fee it returns, less what their payable balance keeps, is held back from
+ * the transfer (as much of it as the payout holds): none of it leaves to come back as a chargeback.
+ */
+async function lateDispute(run: Run, s: Extract<Step, { kind: 'lateDispute' }>): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  const end = new Date()
+  await new Promise((resolve) => setTimeout(resolve, 20))
+  const session = nth(
+    run.sessions.filter((x) => x.dispute === undefined),
+    s.pick
+  )
+  const fresh = session !== undefined && !session.settled && keptOf(session) === session.amount
+  if (session && keptOf(session) > 0) {
+    const opened = stripeMock.addDispute({ paymentIntent: session.intentId, amount: keptOf(session) })
+    await atStripe('charge.dispute.created', opened.id)
+    session.dispute = { id: opened.id, state: 'open' }
+  }
+  const results = await settle(run, end)
+  const mine = (await ok(run.t, 'GET', `/v1/marketplace/settlements/${run.settlements.at(-1)!}/payouts`))
+    .data as PayoutView[]
+  for (const p of mine) if (p.amountHeld > 0) reached.heldAtTransfer++
+  if (!fresh) return
+  const providerId = run.providers[session.provider]
+  const result = results.find((r) => r.providerId === providerId)
+  const payout = mine.find((p) => p.providerId === providerId)
+  if (!result || !payout) return
+  const share = session.amount - feeOn(session.amount) - Math.max(0, result.balanceAfter)
+  expect(
+    payout.amountHeld,
+    `transfer ${payout.id}: held back of the session disputed before it ${JSON.stringify({ payout, result })}`
+  ).toBeGreaterThanOrEqual(Math.min(payout.amount, share))
 }
 
 /** What Stripe kept of a session's charge: its amount less what Stripe refunded or is refunding of it. */
@@ -440,7 +502,10 @@ async function perform(run: Run, s: Step): Promise<void> {
       return
     }
     case 'settle':
-      return settle(run)
+      await settle(run)
+      return
+    case 'lateDispute':
+      return lateDispute(run, s)
     case 'reverse': {
       // Stripe takes back (part of) a transfer, saying nothing of why: owed to the provider again, in transit. Only
       // while the provider owes nothing back, so that none of it is a recovery (the 'recover' step's case).
@@ -601,6 +666,21 @@ it('never pays out what a reserve holds, nor loses a remainder, in any interleav
           ],
           'USD',
         ],
+        // HUF: a dispute opened after a period's end and before its transfer (held back), lost before the next
+        // settlement (taken from what was held); another won after its hold (paid by the next settlement).
+        [
+          [
+            { kind: 'session', provider: 0, size: 3 },
+            { kind: 'session', provider: 1, size: 1 },
+            { kind: 'lateDispute', pick: 0 },
+            { kind: 'dispute', pick: 0, outcome: 'lost' },
+            { kind: 'session', provider: 1, size: 2 },
+            { kind: 'lateDispute', pick: 1 },
+            { kind: 'dispute', pick: 0, outcome: 'won' },
+            { kind: 'settle' },
+          ],
+          'HUF',
+        ],
         // KWD: a partial refund, a settlement paying amounts ending in 0, a partial reversal retried.
         [
           [
@@ -630,5 +710,6 @@ it('never pays out what a reserve holds, nor loses a remainder, in any interleav
   expect(reached.pendingRefundReserve, seen).toBeGreaterThan(0)
   expect(reached.recovered, seen).toBeGreaterThan(0)
   expect(reached.untaggedRecovered, seen).toBeGreaterThan(0)
+  expect(reached.heldAtTransfer, seen).toBeGreaterThan(0)
   console.info(`settlement interleavings reached ${seen}`)
 }, 300_000)
