@@ -13,11 +13,25 @@ import prettier from 'eslint-config-prettier'
 import { defineConfig, globalIgnores } from 'eslint/config'
 import globals from 'globals'
 import tseslint from 'typescript-eslint'
+import { functionLimits } from './scripts/lint/function-limits.mjs'
 
 /**
  * The top-level folders of the repository, read from disk so a new one is covered at once.
  */
 const root = dirname(fileURLToPath(import.meta.url))
+
+/** Production code: what the size limits hold (tests, benches and evaluations are not held to them). */
+const PRODUCTION_FILES = [
+  'adapters/**/*.ts',
+  'api/**/*.ts',
+  'activities/**/*.ts',
+  'common/**/*.ts',
+  'domain/**/*.ts',
+  'infra/**/*.ts',
+  'worker/**/*.ts',
+  'workflows/**/*.ts',
+  'scripts/**/*.ts',
+]
 const TOP_LEVEL_FOLDERS = readdirSync(root, { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules')
   .map((entry) => entry.name)
@@ -275,20 +289,14 @@ export default defineConfig([
     },
   },
 
+  // Functions: 80 lines of code and a cyclomatic complexity of 20 each in production code (issue 79, item 1); the
+  // functions written before these limits are named below with their caps, so each can shrink but none can grow.
+  ...functionLimits(PRODUCTION_FILES),
+
   {
     // A room's size fails the build, not a review a week later (issue 79): 350 lines of code per production file,
     // blank lines and comments not counted (they explain why; they are not what a reader has to hold in mind).
-    files: [
-      'adapters/**/*.ts',
-      'api/**/*.ts',
-      'activities/**/*.ts',
-      'common/**/*.ts',
-      'domain/**/*.ts',
-      'infra/**/*.ts',
-      'worker/**/*.ts',
-      'workflows/**/*.ts',
-      'scripts/**/*.ts',
-    ],
+    files: PRODUCTION_FILES,
     rules: { 'max-lines': ['error', { max: 350, skipBlankLines: true, skipComments: true }] },
   },
 
