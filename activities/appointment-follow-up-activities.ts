@@ -18,6 +18,7 @@ import type {
 } from '../common/appointments/appointment-follow-up-contract.ts'
 import type { BookingTiming } from './booking-activities.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
+import { DAY_MS } from '../common/time/calendar.ts'
 
 export interface AppointmentFollowUpActivityDeps {
   db: Db
@@ -32,7 +33,7 @@ export function createAppointmentFollowUpActivities({
   bookingTiming,
   now = systemClock,
 }: AppointmentFollowUpActivityDeps): AppointmentFollowUpActivities {
-  const minuteMs = minuteMsOf(bookingTiming?.dayMs ?? 86_400_000)
+  const minuteMs = minuteMsOf(bookingTiming?.dayMs ?? DAY_MS)
 
   async function plan(uow: Parameters<typeof loadFollowUpPlan>[0], appointmentId: string) {
     const found = await loadFollowUpPlan(uow, appointmentId)

@@ -31,6 +31,7 @@ import { minuteMsOf } from '../common/appointments/reminder-schedule.ts'
 import { AppError } from '../domain/errors.ts'
 import { createWorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
+import { DAY_MS } from '../common/time/calendar.ts'
 
 /** The worker's policy clock: how long a policy day lasts (tests shorten it) and the no-show grace (real ms). */
 export interface BookingTiming {
@@ -38,7 +39,7 @@ export interface BookingTiming {
   noShowGraceMs: number
 }
 
-const REAL_TIMING: BookingTiming = { dayMs: 86_400_000, noShowGraceMs: 30 * 60_000 }
+const REAL_TIMING: BookingTiming = { dayMs: DAY_MS, noShowGraceMs: 30 * 60_000 }
 
 export interface BookingActivityDeps {
   db: Db

@@ -45,6 +45,7 @@ import type { Db } from '../infra/db.ts'
 import type { Logger } from '../infra/logger.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
 import type { PacerTurns } from '../infra/pacer.ts'
+import { DAY_MS } from '../common/time/calendar.ts'
 
 /** What the services are built from: the process's infrastructure, built by `buildDeps`. */
 export interface ServiceInfrastructure {
@@ -96,7 +97,6 @@ export interface AppServices {
 }
 
 /** A real day: the workflows' own default, so it is left out of their inputs. */
-const REAL_DAY_MS = 86_400_000
 
 /**
  * Builds the API's domain services.
@@ -107,7 +107,7 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
   const { config, db, temporal, clock, logger, metrics } = infra
   const taskQueue = config.TEMPORAL_TASK_QUEUE
   // Shortened in tests; the real day is every workflow's default and stays out of their inputs.
-  const dayMs = config.CARE_WORKFLOW_DAY_MS === REAL_DAY_MS ? undefined : config.CARE_WORKFLOW_DAY_MS
+  const dayMs = config.CARE_WORKFLOW_DAY_MS === DAY_MS ? undefined : config.CARE_WORKFLOW_DAY_MS
 
   const secrets = createSecretBox(config.SECRETS_ENCRYPTION_KEYS)
   const keys = createSigningKeys(db, { publishForSeconds: config.ACCESS_TOKEN_TTL_SECONDS + 300, clock, secrets })

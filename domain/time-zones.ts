@@ -23,10 +23,9 @@
  * Years 0001–9999 (RFC 3339's range) are supported.
  */
 import { tzOffset } from '@date-fns/tz'
+import { DAY_MS } from '../common/time/calendar.ts'
 
 export const MINUTE = 60_000
-const HOUR = 60 * MINUTE
-export const DAY = 24 * HOUR
 
 /** Zones already found valid, so the check in front of every offset is a set lookup. Bounded: case variants count. */
 const knownZones = new Set<string>()
@@ -81,10 +80,10 @@ function westOfGreenwich(timeZone: string, date: Date): boolean {
  * @param offsetAt - the zone's offset in minutes at an instant
  */
 export function instantOfLocal(localMs: number, offsetAt: (instant: number) => number): number {
-  const before = offsetAt(localMs - DAY)
+  const before = offsetAt(localMs - DAY_MS)
   const early = localMs - before * MINUTE
   if (offsetAt(early) === before) return early
-  const after = offsetAt(localMs + DAY)
+  const after = offsetAt(localMs + DAY_MS)
   const late = localMs - after * MINUTE
   if (after !== before && offsetAt(late) === after) return late
   // A skipped time: read with the offset in force before the gap, which lands after the gap by its length.
@@ -124,11 +123,11 @@ const wholeMinutes: string[] = Array.from({ length: 24 * 60 }, (_, m) => `${two(
  */
 export function formatWithOffset(instant: number, offset: number): string {
   const local = instant + offset * MINUTE
-  const day = Math.floor(local / DAY)
+  const day = Math.floor(local / DAY_MS)
   let prefix = dayPrefixes.get(day)
   if (prefix === undefined) {
     if (dayPrefixes.size > 10_000) dayPrefixes.clear()
-    prefix = new Date(day * DAY).toISOString().slice(0, 11)
+    prefix = new Date(day * DAY_MS).toISOString().slice(0, 11)
     dayPrefixes.set(day, prefix)
   }
   let suffix = offsetSuffixes.get(offset)
@@ -137,7 +136,7 @@ export function formatWithOffset(instant: number, offset: number): string {
     suffix = `${offset < 0 ? '-' : '+'}${two(Math.floor(abs / 60))}:${two(abs % 60)}`
     offsetSuffixes.set(offset, suffix)
   }
-  const ms = local - day * DAY
+  const ms = local - day * DAY_MS
   if (ms % MINUTE === 0) return prefix + wholeMinutes[ms / MINUTE]! + suffix
   const seconds = Math.floor(ms / 1000)
   const millis = ms % 1000

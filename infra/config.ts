@@ -10,6 +10,7 @@ import { METRICS_CONFIG_SHAPE } from './metrics/metrics-config.ts'
 import { PAYMENT_CONFIG_SHAPE } from './payment-config.ts'
 import { WEBHOOK_CONFIG_SHAPE } from './webhook-config.ts'
 import { DEVELOPMENT_KEYRING } from './secret-box.ts'
+import { DAY_MS } from '../common/time/calendar.ts'
 
 const durationSeconds = (fallback: number) => z.coerce.number().int().positive().default(fallback)
 
@@ -176,12 +177,12 @@ const ConfigSchema = z
      * Length of a day in the assessment reminder workflow's schedule, in ms (docs/workflows.md). Only tests shorten
      * it, to run weeks of reminders in seconds; production keeps a real day.
      */
-    ASSESSMENT_REMINDER_DAY_MS: z.coerce.number().int().positive().default(86_400_000),
+    ASSESSMENT_REMINDER_DAY_MS: z.coerce.number().int().positive().default(DAY_MS),
     /**
      * Length of a day in the early-intervention check-in, child progress follow-up and provider onboarding workflows,
      * in ms (docs/workflows.md). Only tests shorten it; production keeps a real day.
      */
-    CARE_WORKFLOW_DAY_MS: z.coerce.number().int().positive().default(86_400_000),
+    CARE_WORKFLOW_DAY_MS: z.coerce.number().int().positive().default(DAY_MS),
     /**
      * How long after an appointment's end the booking workflow waits for a check-in before it marks the appointment
      * NO_SHOW, in ms (docs/workflows.md). Real time, not scaled by CARE_WORKFLOW_DAY_MS; tests shorten it.

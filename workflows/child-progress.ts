@@ -38,10 +38,10 @@ import {
   type ChildProgressInput,
   type ChildProgressResult,
 } from '../common/child-progress/child-progress-contract.ts'
+import { DAY_MS } from '../common/time/calendar.ts'
 
 const activities = proxyActivities<ChildProgressActivities>(standardActivityOptions('1 minute'))
 
-const REAL_DAY_MS = 86_400_000
 const PERIOD_FROM_START = 'child-progress-period-from-start'
 /** A monthly summary adds a handful of events; continue as new well before the history grows large. */
 const HISTORY_LIMIT = 2_000
@@ -49,7 +49,7 @@ const HISTORY_LIMIT = 2_000
 export async function childProgressWorkflow(
   input: ChildProgressInput & { carry?: ChildProgressCarry }
 ): Promise<ChildProgressResult> {
-  const dayMs = input.dayMs ?? REAL_DAY_MS
+  const dayMs = input.dayMs ?? DAY_MS
   const intervalMs = input.intervalDays * dayMs
   const ref = {
     tenantId: input.tenantId,

@@ -21,13 +21,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow'
 import { standardActivityOptions } from './activity-options.ts'
-import {
-  noticeWaitMs,
-  planNow,
-  REAL_DAY_MS,
-  workflowDelayUntil,
-  type PlanClock,
-} from '../common/early-intervention/ei-clock.ts'
+import { noticeWaitMs, planNow, workflowDelayUntil, type PlanClock } from '../common/early-intervention/ei-clock.ts'
 import {
   earlyInterventionChangedSignal,
   earlyInterventionStateQuery,
@@ -37,6 +31,7 @@ import {
   type EarlyInterventionResult,
   type EiRefresh,
 } from '../common/early-intervention/early-intervention-contract.ts'
+import { DAY_MS } from '../common/time/calendar.ts'
 
 const activities = proxyActivities<EarlyInterventionActivities>(standardActivityOptions('30 seconds'))
 
@@ -46,7 +41,7 @@ const HISTORY_LIMIT = 5_000
 export async function earlyInterventionWorkflow(
   input: EarlyInterventionInput & { carry?: EarlyInterventionCarry }
 ): Promise<EarlyInterventionResult> {
-  const clock: PlanClock = { originMs: input.carry?.originMs ?? Date.now(), dayMs: input.dayMs ?? REAL_DAY_MS }
+  const clock: PlanClock = { originMs: input.carry?.originMs ?? Date.now(), dayMs: input.dayMs ?? DAY_MS }
   const ref = { tenantId: input.tenantId, childId: input.childId, policy: input.policy }
   let changed = false
   let noticesRecorded = input.carry?.noticesRecorded ?? 0

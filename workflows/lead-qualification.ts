@@ -19,7 +19,6 @@
 import * as wf from '@temporalio/workflow'
 import { standardActivityOptions } from './activity-options.ts'
 import {
-  REAL_DAY_MS,
   leadPolicyOf,
   nextOfferStep,
   offerAction,
@@ -41,6 +40,7 @@ import {
   type LeadQualificationResult,
   type LeadSnapshot,
 } from '../common/leads/lead-qualification-contract.ts'
+import { DAY_MS } from '../common/time/calendar.ts'
 
 const activities = wf.proxyActivities<LeadQualificationActivities>(standardActivityOptions('1 minute'))
 
@@ -126,7 +126,7 @@ function setHandlers(run: Run, input: LeadQualificationInput, timers: () => Retu
 
 export async function leadQualificationWorkflow(input: LeadQualificationInput): Promise<LeadQualificationResult> {
   const policy = leadPolicyOf(input.policy)
-  const dayMs = input.dayMs ?? REAL_DAY_MS
+  const dayMs = input.dayMs ?? DAY_MS
   const ref = { tenantId: input.tenantId, leadId: input.leadId }
   const run: Run = { status: 'NEW', offeredAt: null, followUpsSent: 0, unsettled: false, matchAttempts: 0 }
   const timers = () => offerStepOf(run, policy, dayMs)

@@ -7,6 +7,7 @@
  */
 import { BOOKING_WORKFLOW } from '../common/appointments/booking-contract.ts'
 import { WEBHOOK_DELIVERY_WORKFLOW } from '../common/webhooks/webhook-delivery-contract.ts'
+import { DAY_MS } from '../common/time/calendar.ts'
 
 export interface LegacyPath {
   /** The workflow type whose old runs need the code. */
@@ -50,6 +51,6 @@ export const LEGACY_PATHS: LegacyPath[] = [
 /** The first day a fixed-lifetime path can go on every deployment, or undefined when it depends on open runs. */
 export function removableFrom(path: LegacyPath): Date | undefined {
   if (path.lastsUpTo === 'its appointment') return undefined
-  const day = 86_400_000
+  const day = DAY_MS
   return new Date(Date.parse(`${path.cutOver}T00:00:00Z`) + (path.lastsUpTo + UPGRADE_GRACE_DAYS) * day)
 }

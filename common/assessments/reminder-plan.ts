@@ -5,6 +5,7 @@
  *
  * Free of Node imports: the workflow bundle imports it.
  */
+import { DAY_MS } from '../time/calendar.ts'
 
 /** Kinds of step; the names match the AssessmentNotificationKind enum. */
 export type ReminderStepKind = 'REMINDER' | 'DUE' | 'ESCALATION'
@@ -35,11 +36,10 @@ export const DEFAULT_REMINDER_TIMING: ReminderTiming = {
   reminderDaysBefore: [7, 1],
   escalationEveryDays: 7,
   maxEscalations: 8,
-  dayMs: 86_400_000,
+  dayMs: DAY_MS,
 }
 
 /** The real length of a day, against which `dayMs` scales time. */
-export const REAL_DAY_MS = 86_400_000
 
 /**
  * Every step for a due instant, in time order. Steps already in the past at `now` are caught up sparingly: a
@@ -95,4 +95,4 @@ export const stepKey = (dueDate: string, step: Pick<ReminderStep, 'kind' | 'days
  * Scales a real duration to workflow time under `timing.dayMs`.
  * @param realMs - e.g. the real time until the due day begins
  */
-export const toWorkflowMs = (realMs: number, timing: ReminderTiming) => (realMs * timing.dayMs) / REAL_DAY_MS
+export const toWorkflowMs = (realMs: number, timing: ReminderTiming) => (realMs * timing.dayMs) / DAY_MS

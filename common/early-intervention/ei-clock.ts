@@ -7,8 +7,7 @@
  *
  * Free of Node imports: the workflow bundle imports it.
  */
-
-export const REAL_DAY_MS = 86_400_000
+import { DAY_MS } from '../time/calendar.ts'
 
 export interface PlanClock {
   /** Workflow time (epoch ms) at which plan time and workflow time were equal: the workflow's first start. */
@@ -19,11 +18,11 @@ export interface PlanClock {
 
 /** Plan time (epoch ms) at workflow time `nowMs`. */
 export const planNow = (clock: PlanClock, nowMs: number): number =>
-  clock.originMs + ((nowMs - clock.originMs) * REAL_DAY_MS) / clock.dayMs
+  clock.originMs + ((nowMs - clock.originMs) * DAY_MS) / clock.dayMs
 
 /** Workflow milliseconds from `nowMs` until plan time reaches `planMs` (0 when it already has). */
 export const workflowDelayUntil = (clock: PlanClock, nowMs: number, planMs: number): number =>
-  Math.max(0, ((planMs - planNow(clock, nowMs)) * clock.dayMs) / REAL_DAY_MS)
+  Math.max(0, ((planMs - planNow(clock, nowMs)) * clock.dayMs) / DAY_MS)
 
 /**
  * How long the workflow sleeps before looking again, or null when it records the next notice now. It sleeps until a

@@ -11,8 +11,9 @@
  *
  * Free of Node imports: pure functions only, unit-tested in test/unit/common/early-intervention/ei-plan.test.ts.
  */
-import { addDays, addMonths, daysBetween } from '../calendar.ts'
+import { addDays, addMonths, daysBetween } from '../time/calendar.ts'
 import type { EiPolicy } from './ei-policy.ts'
+import {} from '../time/calendar.ts'
 
 export type TimelineException = 'FAMILY_CIRCUMSTANCES' | 'CONSENT_PENDING'
 

@@ -3,6 +3,7 @@
  * often and how many times an unanswered offer is followed up, and when it is given up (LOST, NO_RESPONSE). Pure and
  * free of Node imports: the workflow computes its timers with it, and the API shows the same numbers.
  */
+import { DAY_MS } from '../time/calendar.ts'
 
 export interface LeadPolicy {
   /** Providers kept per needed discipline, best first. */
@@ -28,8 +29,6 @@ export const DEFAULT_LEAD_POLICY: LeadPolicy = {
   matchAttempts: 3,
 }
 
-export const REAL_DAY_MS = 86_400_000
-
 /** The policy with overrides applied. */
 export const leadPolicyOf = (overrides?: Partial<LeadPolicy>): LeadPolicy => ({ ...DEFAULT_LEAD_POLICY, ...overrides })
 
@@ -44,7 +43,7 @@ export interface OfferTimers {
  * The follow-up and close instants of an offer made at `offeredAt`.
  * @param dayMs - length of a day (tests shorten it)
  */
-export function offerTimers(offeredAt: number, policy: LeadPolicy, dayMs: number = REAL_DAY_MS): OfferTimers {
+export function offerTimers(offeredAt: number, policy: LeadPolicy, dayMs: number = DAY_MS): OfferTimers {
   const respondBy = offeredAt + policy.respondWithinDays * dayMs
   const followUpsAt: number[] = []
   for (let n = 1; n <= policy.maxFollowUps; n++) {

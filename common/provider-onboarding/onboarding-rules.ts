@@ -4,6 +4,7 @@
  * of a step. What a complete profile is, which documents are required and when a licence counts as verified are the
  * domain's checks (domain/provider-onboarding/onboarding-checks.ts), which answer with the domain's field errors.
  */
+import { DAY_MS } from '../time/calendar.ts'
 /** The steps, in order. LICENCE_VERIFICATION runs by itself once documents are in; the others wait for the API. */
 export const ONBOARDING_STEPS = [
   'PROFILE',
@@ -54,7 +55,7 @@ export interface OnboardingTiming {
 }
 
 export const DEFAULT_ONBOARDING_TIMING: OnboardingTiming = {
-  dayMs: 86_400_000,
+  dayMs: DAY_MS,
   reminderEveryDays: 3,
   stepTimeoutDays: 14,
 }

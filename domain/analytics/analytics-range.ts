@@ -6,8 +6,8 @@
 import { zoneTimeline } from '../availability/zone-timeline.ts'
 import { validationError, type FieldError } from '../errors.ts'
 import { CALENDAR_DATE, isValidTimeZone } from '../time.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
-const DAY = 86_400_000
 /** Longest range one request covers: a leap year. */
 export const MAX_RANGE_DAYS = 366
 
@@ -43,11 +43,11 @@ export function resolveRange(from: string, to: string, timeZone: string): Analyt
   if (!isValidTimeZone(timeZone))
     errors.push({ path: 'timeZone', code: 'invalid_time_zone', message: 'Not an IANA time zone.' })
   if (!errors.length && last < first) errors.push({ path: 'to', code: 'before_start', message: 'to is before from.' })
-  if (!errors.length && (last - first) / DAY + 1 > MAX_RANGE_DAYS) {
+  if (!errors.length && (last - first) / DAY_MS + 1 > MAX_RANGE_DAYS) {
     errors.push({ path: 'to', code: 'range_too_long', message: `A range covers at most ${MAX_RANGE_DAYS} days.` })
   }
   if (errors.length) throw validationError(errors)
   // Local milliseconds are within 15 hours of their instants: a day of margin covers any zone.
-  const zone = zoneTimeline(timeZone, first - DAY, last + 2 * DAY)
-  return { from, to, timeZone, start: new Date(zone.toInstant(first)), end: new Date(zone.toInstant(last + DAY)) }
+  const zone = zoneTimeline(timeZone, first - DAY_MS, last + 2 * DAY_MS)
+  return { from, to, timeZone, start: new Date(zone.toInstant(first)), end: new Date(zone.toInstant(last + DAY_MS)) }
 }

@@ -7,7 +7,8 @@
  * (EXDATE semantics), so "10 sessions, skip the holiday" books 9. Weeks start on Monday (`WKST=MO`).
  */
 import type { FieldError } from '../errors.ts'
-import { addDays, fromLocal, isoWeekday, toLocal, type LocalDate } from './zoned-time.ts'
+import { fromLocal, isoWeekday, toLocal, type LocalDate } from './zoned-time.ts'
+import { addDays } from '../../common/time/calendar.ts'
 
 /** The most occurrences one series may generate: a year of weekly sessions. */
 export const MAX_OCCURRENCES = 52

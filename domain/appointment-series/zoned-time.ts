@@ -4,7 +4,8 @@
  * here rather than by adding 7 × 24 hours, which would drift by an hour across a daylight-saving change. The zone
  * arithmetic is time-zones.ts's; this file puts it in the date and time shapes a series stores.
  */
-import { DAY, instantToLocal, localToInstant } from '../time-zones.ts'
+import { instantToLocal, localToInstant } from '../time-zones.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 /** A calendar date, `YYYY-MM-DD`. */
 export type LocalDate = string
@@ -19,7 +20,7 @@ export interface LocalTime {
 /** The local calendar date and wall-clock time of an instant in a zone. */
 export function toLocal(instant: Date, timeZone: string): { date: LocalDate; time: LocalTime } {
   const local = instantToLocal(timeZone, instant.getTime())
-  const ms = local - Math.floor(local / DAY) * DAY
+  const ms = local - Math.floor(local / DAY_MS) * DAY_MS
   return {
     date: new Date(local).toISOString().slice(0, 10),
     time: {
@@ -46,11 +47,6 @@ export function fromLocal(date: LocalDate, time: LocalTime, timeZone: string): D
 export function isoWeekday(date: LocalDate): number {
   const day = new Date(`${date}T00:00:00Z`).getUTCDay()
   return day === 0 ? 7 : day
-}
-
-/** `date` plus `days` calendar days. */
-export function addDays(date: LocalDate, days: number): LocalDate {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY).toISOString().slice(0, 10)
 }
 
 /** A `@db.Date` value (midnight UTC) as a local date string, and back. */

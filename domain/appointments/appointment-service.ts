@@ -25,6 +25,7 @@ import { markNoShow } from './mark-no-show.ts'
 import { bookingWorkflowStartAt, minuteMsOf } from '../../common/appointments/reminder-schedule.ts'
 import { rescheduleAppointment, type RescheduleInput } from './reschedule-appointment.ts'
 import { updateAppointment, type AppointmentPatch } from './update-appointment.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 export interface CreateAppointmentInput {
   childId: string
@@ -62,7 +63,7 @@ export function createAppointmentService({
   clock,
   temporal,
   logger,
-  dayMs = 86_400_000,
+  dayMs = DAY_MS,
   workflowStart = 'deferred',
   viewPacing = { perSecond: 0, burst: 1, maxWaitMs: 0 },
 }: AppointmentServiceDeps) {

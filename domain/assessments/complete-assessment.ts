@@ -16,7 +16,7 @@ import {
   type AssessmentDeps,
   type AssessmentWithNext,
 } from './assessment-store.ts'
-import { addDays } from './due-day.ts'
+import { addDays } from '../../common/time/calendar.ts'
 import { localDateForAssessment } from './reminder-steps.ts'
 
 /**

@@ -4,15 +4,8 @@
  */
 import { formatInTimeZone } from '../time.ts'
 
-const DAY_MS = 86_400_000
-
 /** The local calendar date (YYYY-MM-DD) of an instant in a zone. */
 export const localDateOf = (instant: Date, timeZone: string): string => formatInTimeZone(instant, timeZone).slice(0, 10)
-
-/** A calendar date `days` later (negative: earlier). */
-export function addDays(date: string, days: number): string {
-  return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10)
-}
 
 /** The UTC offset of a zone at an instant, in milliseconds (from the formatted offset). */
 function offsetMs(instant: number, timeZone: string): number {

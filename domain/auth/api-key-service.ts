@@ -17,6 +17,7 @@ import { ROLE_SCOPES } from './roles.ts'
 import { satisfiesScope } from './scopes.ts'
 import { assertLinkableProvider, LINKING_SCOPE } from './provider-links.ts'
 import { generateSecret, hashSecret } from './secrets.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 export const API_KEY_PREFIX = 'sk'
 
@@ -44,7 +45,7 @@ const MAX_GRANT_CHAIN = 8
 
 /** The expiry of a new key: asked for, or the longest allowed; never past its grantor key's or the maximum. */
 function expiryOf(input: CreateApiKeyInput, grantor: Grantor, now: Date, maxLifetimeDays: number): Date {
-  const longest = new Date(now.getTime() + maxLifetimeDays * 86_400_000)
+  const longest = new Date(now.getTime() + maxLifetimeDays * DAY_MS)
   const grantorExpiry = grantor.kind === 'key' ? grantor.expiresAt : null
   const limit = grantorExpiry && grantorExpiry < longest ? grantorExpiry : longest
   if (!input.expiresAt) return limit

@@ -24,6 +24,7 @@ import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Clock } from '../../infra/clock.ts'
 import type { Db } from '../../infra/db.ts'
 import type { Logger } from '../../infra/logger.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 /**
  * The entry that revokes every access token of a client at once (`clients revoke`): the tokens of a client credentials
@@ -34,7 +35,7 @@ import type { Logger } from '../../infra/logger.ts'
 export const clientRevocationKey = (clientId: string) => `client:${clientId}`
 
 /** How long a revoked client's entry stays on the list: past the longest access token's expiry (a year and a day). */
-export const CLIENT_REVOCATION_TTL_MS = 366 * 86_400_000
+export const CLIENT_REVOCATION_TTL_MS = 366 * DAY_MS
 
 /** How long the list is trusted after its last successful sync: five sync intervals at the default of one second. */
 export const STALE_AFTER_MS = 5_000

@@ -10,9 +10,9 @@ import { canonicalLanguage } from '../providers/languages.ts'
 import { slotsOf, type SlotQuery } from './compute-slots.ts'
 import { loadSchedules, type LoadedSchedule } from './load-schedules.ts'
 import { prepareSchedule } from './schedule-rules.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 const MINUTE = 60_000
-const DAY = 24 * 60 * MINUTE
 
 /** Longest range one request may cover. */
 export const MAX_RANGE_DAYS = 31
@@ -67,7 +67,7 @@ export async function findAvailability(
   const from = query.from.getTime()
   const to = query.to.getTime()
   if (to <= from) throw validationError([{ path: 'to', code: 'before_start', message: 'to must be after from.' }])
-  if (to - from > MAX_RANGE_DAYS * DAY) {
+  if (to - from > MAX_RANGE_DAYS * DAY_MS) {
     throw validationError([
       { path: 'to', code: 'range_too_long', message: `A range covers at most ${MAX_RANGE_DAYS} days.` },
     ])

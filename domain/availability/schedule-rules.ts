@@ -8,9 +8,9 @@
  */
 import { minutesOfDay, weekdayOf, type WeeklyHours } from './weekly-hours.ts'
 import { zoneTimeline, type ZoneTimeline } from './zone-timeline.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 const MINUTE = 60_000
-const DAY = 24 * 60 * MINUTE
 
 /** Why a time cannot be booked, in the order the rules are checked. Stable: shown to API clients. */
 export const UNAVAILABLE_REASONS = {
@@ -103,10 +103,10 @@ export function whyUnbookable(schedule: ProviderSchedule, start: number, end: nu
  * offset on that day, so 09:00 is 09:00 on both sides of a daylight-saving change.
  */
 export function layOutWeeklyHours(hours: WeeklyHours, zone: ZoneTimeline, range: Span): Span[] {
-  const first = Math.floor(zone.toLocal(range.start) / DAY) * DAY - DAY
-  const last = Math.floor(zone.toLocal(range.end) / DAY) * DAY + DAY
+  const first = Math.floor(zone.toLocal(range.start) / DAY_MS) * DAY_MS - DAY_MS
+  const last = Math.floor(zone.toLocal(range.end) / DAY_MS) * DAY_MS + DAY_MS
   const spans: Span[] = []
-  for (let midnight = first; midnight <= last; midnight += DAY) {
+  for (let midnight = first; midnight <= last; midnight += DAY_MS) {
     for (const interval of hours[weekdayOf(midnight)]) {
       const start = zone.toInstant(midnight + minutesOfDay(interval.start) * MINUTE)
       const end = zone.toInstant(midnight + minutesOfDay(interval.end) * MINUTE)
@@ -119,11 +119,11 @@ export function layOutWeeklyHours(hours: WeeklyHours, zone: ZoneTimeline, range:
 
 /** The local days touching `range`, as instants from local midnight to the next: the open schedule's anchors. */
 export function localDays(zone: ZoneTimeline, range: Span): Span[] {
-  const first = Math.floor(zone.toLocal(range.start) / DAY) * DAY
-  const last = Math.floor(zone.toLocal(range.end) / DAY) * DAY
+  const first = Math.floor(zone.toLocal(range.start) / DAY_MS) * DAY_MS
+  const last = Math.floor(zone.toLocal(range.end) / DAY_MS) * DAY_MS
   const days: Span[] = []
-  for (let midnight = first; midnight <= last; midnight += DAY) {
-    days.push({ start: zone.toInstant(midnight), end: zone.toInstant(midnight + DAY) })
+  for (let midnight = first; midnight <= last; midnight += DAY_MS) {
+    days.push({ start: zone.toInstant(midnight), end: zone.toInstant(midnight + DAY_MS) })
   }
   return days
 }

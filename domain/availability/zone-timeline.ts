@@ -10,7 +10,8 @@
  * then an hour from the start of the range, so a transition off that hour grid (Kathmandu's at 18:30 UTC in 1985) is
  * reported up to an hour late, and two changes within one month step (Morocco's Ramadan pause) can cancel out.
  */
-import { DAY, formatWithOffset, instantOfLocal, MINUTE, offsetMinutesAt } from '../time-zones.ts'
+import { formatWithOffset, instantOfLocal, MINUTE, offsetMinutesAt } from '../time-zones.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 const HOUR = 60 * MINUTE
 /** Sampling interval when looking for transitions. No zone has changed its offset twice within 6 hours. */
@@ -46,8 +47,8 @@ const CACHE_LIMIT = 1000
  * @param to - last instant of interest, ms
  */
 export function zoneTimeline(timeZone: string, from: number, to: number): ZoneTimeline {
-  const start = Math.floor(from / DAY) * DAY - DAY
-  const end = Math.ceil(to / DAY) * DAY + DAY
+  const start = Math.floor(from / DAY_MS) * DAY_MS - DAY_MS
+  const end = Math.ceil(to / DAY_MS) * DAY_MS + DAY_MS
   const key = `${timeZone}|${start}|${end}`
   let timeline = cache.get(key)
   if (!timeline) {

@@ -23,6 +23,7 @@ import {
 import { notFound } from '../errors.ts'
 import { callWorkflow } from '../workflow-runs/workflow-calls.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 export interface ProgressFollowUpsDeps {
   outbox: WorkflowOutbox
@@ -50,7 +51,7 @@ export const progressInputOf = (
   tenantId,
   childId,
   intervalDays: deps.intervalDays,
-  ...(deps.dayMs !== 86_400_000 ? { dayMs: deps.dayMs } : {}),
+  ...(deps.dayMs !== DAY_MS ? { dayMs: deps.dayMs } : {}),
 })
 /** The run's static summary. */
 export const progressSummaryOf = (childId: string) => `Child progress follow-up: child ${childId}`

@@ -13,7 +13,7 @@ import {
 } from '../../common/early-intervention/early-intervention-contract.ts'
 import type { Deadline, TimelineException } from '../../common/early-intervention/ei-plan.ts'
 import { DEFAULT_EI_POLICY } from '../../common/early-intervention/ei-policy.ts'
-import { addDays } from '../../common/calendar.ts'
+import { addDays } from '../../common/time/calendar.ts'
 import type { EarlyInterventionSync } from './ei-workflow-sync.ts'
 
 export interface TimelineExceptionInput {

@@ -15,6 +15,7 @@ import { newId } from '../ids.ts'
 import { isValidTimeZone } from '../time.ts'
 import { checkLeadReferences, type LeadDeps } from './lead-moves.ts'
 import type { CreateLead } from './lead-request.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 /**
  * Takes a family's enquiry as a NEW lead and queues its workflow, which qualifies and matches it moments later.
@@ -56,7 +57,7 @@ export async function createLead(
   const workflowInput: LeadQualificationInput = {
     tenantId: uow.tenantId,
     leadId: lead.id,
-    ...(deps.dayMs && deps.dayMs !== 86_400_000 ? { dayMs: deps.dayMs } : {}),
+    ...(deps.dayMs && deps.dayMs !== DAY_MS ? { dayMs: deps.dayMs } : {}),
     ...(deps.policy ? { policy: deps.policy } : {}),
   }
   await deps.outbox.enqueue(uow, {

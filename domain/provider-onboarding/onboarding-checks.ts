@@ -6,6 +6,7 @@
  */
 import type { DocumentType } from '../../common/provider-onboarding/onboarding-rules.ts'
 import type { FieldError } from '../errors.ts'
+import { addDays } from '../../common/time/calendar.ts'
 
 /** Documents without which the documents step is refused. */
 export const REQUIRED_DOCUMENTS: readonly DocumentType[] = ['LICENSE', 'IDENTITY']
@@ -70,7 +71,7 @@ export function verifyLicence(
   const reasons: LicenceFailure[] = []
   if (!best) reasons.push('NO_LICENSE')
   else if (best.expiresOn !== undefined) {
-    const margin = new Date(Date.parse(`${today}T00:00:00Z`) + marginDays * 86_400_000).toISOString().slice(0, 10)
+    const margin = addDays(today, marginDays)
     if (best.expiresOn <= today) reasons.push('LICENSE_EXPIRED')
     else if (best.expiresOn <= margin) reasons.push('LICENSE_EXPIRES_SOON')
   }

@@ -11,6 +11,7 @@ import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 import { getProvider } from './provider-service.ts'
 import { MAX_TIME_OFF_DAYS } from './time-off-length.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 export interface TimeOffInput {
   startsAt: Date
@@ -23,7 +24,7 @@ function assertRange(startsAt: Date, endsAt: Date) {
   if (endsAt <= startsAt) {
     throw validationError([{ path: 'endsAt', code: 'before_start', message: 'endsAt must be after startsAt.' }])
   }
-  if (endsAt.getTime() - startsAt.getTime() > MAX_TIME_OFF_DAYS * 86_400_000) {
+  if (endsAt.getTime() - startsAt.getTime() > MAX_TIME_OFF_DAYS * DAY_MS) {
     throw validationError([
       { path: 'endsAt', code: 'too_long', message: `Time off lasts at most ${MAX_TIME_OFF_DAYS} days.` },
     ])

@@ -5,6 +5,7 @@
  * age. So the part of a window older than the events is checked by listing alone, and the run says so (issue 58).
  */
 import type { CreatedWindow } from './processor-snapshot.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 /** How long the processor keeps its events (Stripe: "List events, going back up to 30 days"). */
 export const EVENT_RETENTION_DAYS = 30
@@ -16,7 +17,7 @@ export const EVENT_RETENTION_DAYS = 30
  *   when the events cover the whole window
  */
 export function eventsUnavailableBefore(window: CreatedWindow, now: Date): Date | undefined {
-  const kept = new Date(now.getTime() - EVENT_RETENTION_DAYS * 86_400_000)
+  const kept = new Date(now.getTime() - EVENT_RETENTION_DAYS * DAY_MS)
   if (window.from >= kept) return undefined
   return window.to < kept ? window.to : kept
 }

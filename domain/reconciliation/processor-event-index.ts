@@ -14,6 +14,7 @@
 import type { Db } from '../../infra/db.ts'
 import { EVENT_RETENTION_DAYS } from './event-retention.ts'
 import type { CreatedWindow, ProcessorChange, ProcessorReferences, ReconciliationSource } from './processor-snapshot.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 /** How long a reader holds the index before another may take over (each page it reads extends it). */
 const LEASE_MS = 2 * 60_000
@@ -76,7 +77,7 @@ async function readStretch(
   to: Date
 ): Promise<void> {
   const { db, source } = deps
-  const retained = wholeSecondBefore(new Date(deps.now().getTime() - EVENT_RETENTION_DAYS * 86_400_000))
+  const retained = wholeSecondBefore(new Date(deps.now().getTime() - EVENT_RETENTION_DAYS * DAY_MS))
   const from = cursor.indexed_until ?? retained
   try {
     await source.eachEventPage?.({ from, to }, async (changes) => {

@@ -25,6 +25,7 @@ import {
 import { rateLimited, reconciliationRunInProgress, validationError } from '../errors.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { eventsUnavailableBefore } from './event-retention.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 /** The longest window one run compares: a month and a day. */
 export const MAX_WINDOW_DAYS = 32
@@ -64,7 +65,7 @@ export async function requestReconciliationRun(
   if (createdFrom >= createdTo) {
     throw validationError([{ path: 'createdTo', code: 'before_start', message: 'Must be after createdFrom.' }])
   }
-  if (createdTo.getTime() - createdFrom.getTime() > MAX_WINDOW_DAYS * 86_400_000) {
+  if (createdTo.getTime() - createdFrom.getTime() > MAX_WINDOW_DAYS * DAY_MS) {
     throw validationError([
       { path: 'createdFrom', code: 'range_too_long', message: `At most ${MAX_WINDOW_DAYS} days before createdTo.` },
     ])

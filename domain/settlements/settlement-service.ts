@@ -20,8 +20,8 @@ import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 import { isCurrency } from '../pricing/currencies.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
-const DAY = 86_400_000
 /** Longest period one settlement covers. */
 export const MAX_PERIOD_DAYS = 366
 
@@ -69,7 +69,7 @@ async function checkRequest(uow: UnitOfWork, r: SettlementRequest, now: Date): P
   const end = r.periodEnd.getTime()
   if (end <= start)
     errors.push({ path: 'periodEnd', code: 'before_start', message: 'periodEnd must be after periodStart.' })
-  else if (end - start > MAX_PERIOD_DAYS * DAY) {
+  else if (end - start > MAX_PERIOD_DAYS * DAY_MS) {
     errors.push({
       path: 'periodEnd',
       code: 'range_too_long',

@@ -13,8 +13,7 @@ import type { MatchRequirements, SettingMode } from './match-filters.ts'
 import type { MatchRequest } from './match-request.ts'
 import type { MatchNeeds } from './match-scoring.ts'
 import type { PreferredWindow } from './preferred-times.ts'
-
-const DAY = 86_400_000
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 /** Everything one match request resolves to. */
 export interface ResolvedMatch {
@@ -138,7 +137,7 @@ export async function resolveMatch(uow: UnitOfWork, request: MatchRequest, now: 
     mode,
     preferredTimes: request.preferredTimes ?? null,
     from,
-    to: from + days * DAY,
+    to: from + days * DAY_MS,
     durationMinutes: request.search?.durationMinutes ?? 60,
     limit: request.limit,
   }

@@ -27,8 +27,8 @@ import {
   type MatchReason,
 } from './match-scoring.ts'
 import { inPreferredTimes } from './preferred-times.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
-const DAY = 86_400_000
 /** Providers whose slots are computed per round: one round usually settles a ranking. */
 const ROUND = 50
 
@@ -161,7 +161,7 @@ async function scoreRound(uow: UnitOfWork, resolved: ResolvedMatch, round: Eligi
     const availability: AvailabilityFacts = {
       slotCount: distinct(slots).length,
       preferredSlotCount: distinct(slots.filter((s) => s.preferred)).length,
-      daysToFirstSlot: first === null ? null : Math.floor((first - resolved.from) / DAY),
+      daysToFirstSlot: first === null ? null : Math.floor((first - resolved.from) / DAY_MS),
     }
     return {
       eligible,

@@ -5,9 +5,9 @@
  */
 import { minutesOfDay, weekdayOf, type Weekday } from '../availability/weekly-hours.ts'
 import type { ZoneTimeline } from '../availability/zone-timeline.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 const MINUTE = 60_000
-const DAY = 24 * 60 * MINUTE
 
 export interface PreferredWindow {
   weekdays: Weekday[]
@@ -28,7 +28,7 @@ export function inPreferredTimes(
   end: number
 ): boolean {
   const localStart = zone.toLocal(start)
-  const midnight = Math.floor(localStart / DAY) * DAY
+  const midnight = Math.floor(localStart / DAY_MS) * DAY_MS
   const weekday = weekdayOf(midnight)
   const from = (localStart - midnight) / MINUTE
   // Elapsed time, not wall-clock time: a slot across a daylight-saving change still lasts what it lasts.

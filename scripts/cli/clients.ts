@@ -11,6 +11,7 @@ import { systemClock } from '../../infra/clock.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { printJson, secretBoxOf, withDatabase, type CliContext } from './database.ts'
 import { CLIENTS_USAGE, required, timeZoneOption, UsageError } from './usage.ts'
+import { DAY_MS } from '../../common/time/calendar.ts'
 
 export async function clients(command: string | undefined, args: string[], cli: CliContext) {
   const { values } = parseArgs({
@@ -123,7 +124,7 @@ export async function apiKeys(command: string | undefined, args: string[], cli: 
           {
             name: required(values.name, 'name', CLIENTS_USAGE),
             permissions: parsePermissions(required(values.permissions, 'permissions', CLIENTS_USAGE)),
-            expiresAt: days === undefined ? undefined : new Date(clock().getTime() + days * 86_400_000),
+            expiresAt: days === undefined ? undefined : new Date(clock().getTime() + days * DAY_MS),
             providerId: values.provider,
           },
           clock

@@ -16,6 +16,7 @@ import { signatureHeaders } from '../../webhooks/sign-delivery.ts'
 import type { AgentAction } from './action-catalogue.ts'
 import { startCareWorkflow, type CareStartDeps } from './agent-care-starts.ts'
 import type { AgentContext } from './agent-context.ts'
+import { DAY_MS } from '../../../common/time/calendar.ts'
 
 export interface EffectInput {
   action: AgentAction
@@ -43,8 +44,6 @@ export class RetryableEffectError extends Error {}
 
 const param = (input: EffectInput, key: string) =>
   ((input.action as Record<string, unknown>)[key] as string | undefined) ?? input.params[key] ?? ''
-
-const DAY_MS = 86_400_000
 
 /** Actions that write records about the run's child need the child inside the assistant's scope. */
 const needsScope = (action: AgentAction) => action.type !== 'call_webhook'

@@ -15,6 +15,7 @@ import { createProgressFollowUps } from '../../child-progress/progress-follow-up
 import type { WorkflowOutbox } from '../../workflow-runs/workflow-outbox.ts'
 import type { CareWorkflowToStart } from './action-catalogue.ts'
 import type { AgentSubject } from './agent-context.ts'
+import { DAY_MS } from '../../../common/time/calendar.ts'
 
 export interface CareStartDeps {
   outbox: WorkflowOutbox
@@ -53,13 +54,13 @@ export async function startCareWorkflow(
   })
   if (!child) return { outcome: 'SKIPPED', reason: `Child ${subject.childId} not found.` }
   if (child.archivedAt) return { outcome: 'SKIPPED', reason: 'The child is archived.' }
-  const dayMs = deps.dayMs ?? 86_400_000
+  const dayMs = deps.dayMs ?? DAY_MS
   if (kind === EARLY_INTERVENTION_KIND) {
     if (child.eiReferralDate === null || child.eiExitDate !== null) {
       return { outcome: 'SKIPPED', reason: 'The child is not enrolled in early intervention.' }
     }
     // Re-plans a running check-in, or starts it (the outbox reuses a running workflow).
-    await createEarlyInterventionSync({ ...deps, ...(dayMs !== 86_400_000 ? { dayMs } : {}) }).childChanged(uow, child)
+    await createEarlyInterventionSync({ ...deps, ...(dayMs !== DAY_MS ? { dayMs } : {}) }).childChanged(uow, child)
     return { outcome: 'STARTED', workflow: kind, recordId: child.id }
   }
   // Registration starts the follow-up; its outbox row says it was started once (a running workflow is never doubled).

@@ -4,7 +4,8 @@
  * outcomes from Temporal visibility counts. Each figure has a definition (`AI_ANALYTICS_DEFINITIONS`, also in the
  * response) so a reader can recompute it. Unit-tested in test/unit/domain/ai/analytics/ai-analytics-rules.test.ts.
  */
-import { addDays, localDateOf } from '../../assessments/due-day.ts'
+import { localDateOf } from '../../assessments/due-day.ts'
+import { addDays, mondayOf } from '../../../common/time/calendar.ts'
 
 /** One logged knowledge query: what the analytics read of it. */
 export interface QueryRow {
@@ -89,7 +90,6 @@ export interface WeekCoverage {
 }
 
 /** The Monday of a calendar date's week (YYYY-MM-DD). */
-const mondayOf = (date: string) => addDays(date, -((new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7))
 
 /** Weekly answer rates and the change between the range's halves, from the per-day counts. */
 function answerTrend(days: DayUsage[]): Pick<AnswerCoverage, 'byWeek' | 'answeredShareChange'> {

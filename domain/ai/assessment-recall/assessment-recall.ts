@@ -6,7 +6,8 @@
  * the second time (docs/agents.md).
  */
 import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
-import { addDays, localDateOf } from '../../assessments/due-day.ts'
+import { localDateOf } from '../../assessments/due-day.ts'
+import { addDays } from '../../../common/time/calendar.ts'
 import type { AssessmentService } from '../../assessments/assessment-service.ts'
 import { notFound } from '../../errors.ts'
 import { recallsDue } from './recall-rules.ts'

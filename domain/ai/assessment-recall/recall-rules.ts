@@ -4,7 +4,7 @@
  * a cadence applies (its own `reassessmentCadenceDays`, else the request's `defaultCadenceDays`), it is the child's
  * latest completion of that instrument, no assessment of that instrument is open for the child, and its completion date + cadence falls on or before today + horizon.
  */
-import { addDays } from '../../assessments/due-day.ts'
+import { addDays } from '../../../common/time/calendar.ts'
 
 export interface CompletedFact {
   assessmentId: string

@@ -5,6 +5,7 @@
  * explainable and the same facts always give the same briefing. Unit-tested in test/unit/domain/ai/briefings/briefing-rules.test.ts.
  */
 import type { Deadline } from '../../../common/early-intervention/ei-plan.ts'
+import { daysBetween } from '../../../common/time/calendar.ts'
 
 export type BriefingKind =
   'UNSIGNED_NOTE' | 'OVERDUE_ASSESSMENT' | 'ASSESSMENT_DUE_SOON' | 'EI_DEADLINE' | 'NO_UPCOMING_SESSION'
@@ -33,7 +34,6 @@ export const BRIEFING_RULES = {
 } as const
 
 const HOUR_MS = 3_600_000
-const DAY_MS = 24 * HOUR_MS
 
 export interface SessionFact {
   sessionId: string
@@ -77,9 +77,6 @@ export interface AssessmentFact {
   /** The child's centre calendar day today, YYYY-MM-DD. */
   today: string
 }
-
-const daysBetween = (from: string, to: string) =>
-  Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / DAY_MS)
 
 /** An open (not completed, not cancelled) assessment past its due date (HIGH) or due within the look-ahead (LOW). */
 export function assessmentItem(a: AssessmentFact): BriefingItem | undefined {

@@ -4,6 +4,7 @@
  * you do swimming?" and "Is there hydrotherapy?" count as one missing policy. Greedy, in the order asked: one pass,
  * each question compared with the groups so far (bounded by the report's window of at most `REPORT_MAX_QUESTIONS`).
  */
+import { mondayOf } from '../../../common/time/calendar.ts'
 
 /** A kept question as the report reads it. */
 export interface UnansweredRow {
@@ -75,11 +76,7 @@ export function groupByMeaning(rows: UnansweredRow[], similarity = GROUP_SIMILAR
 }
 
 /** The Monday (UTC) of a moment's week, as YYYY-MM-DD. */
-export function weekOf(at: Date): string {
-  const day = new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate()))
-  day.setUTCDate(day.getUTCDate() - ((day.getUTCDay() + 6) % 7))
-  return day.toISOString().slice(0, 10)
-}
+export const weekOf = (at: Date): string => mondayOf(at.toISOString().slice(0, 10))
 
 /** Questions per week, oldest week first. */
 export function countByWeek(rows: Array<{ askedAt: Date }>): Array<{ weekStart: string; count: number }> {

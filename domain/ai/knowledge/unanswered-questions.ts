@@ -12,6 +12,7 @@ import { notFound } from '../../errors.ts'
 import { newId } from '../../ids.ts'
 import type { AnswerContext, KnowledgeAnswer, RetrievedPassage } from '../answering/answer-types.ts'
 import { relatedPassages, RELATED_SETTINGS } from '../answering/related-passages.ts'
+import { DAY_MS } from '../../../common/time/calendar.ts'
 
 /** An answer scoring under this is kept as well: answered, but barely (the answer threshold is 0.45). */
 export const LOW_SCORE = 0.5
@@ -73,8 +74,6 @@ export async function deleteUnanswered(uow: UnitOfWork, assistantId: string, que
   if (questionId && count === 0) throw notFound('unanswered question', questionId)
   return count
 }
-
-const DAY_MS = 86_400_000
 
 /**
  * Deletes kept questions past their retention, tenant by tenant in each tenant's unit.

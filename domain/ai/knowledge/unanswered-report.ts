@@ -19,6 +19,7 @@ import {
   type UnansweredRow,
 } from './unanswered-groups.ts'
 import { isUnanswered, vectorOf } from './unanswered-questions.ts'
+import { DAY_MS } from '../../../common/time/calendar.ts'
 
 /** Groups asked again per report at most. */
 export const RECHECKS_PER_REPORT = 10
@@ -30,7 +31,7 @@ export interface UnansweredReportQuery {
   limit?: number
 }
 
-const WEEK_MS = 7 * 86_400_000
+const WEEK_MS = 7 * DAY_MS
 
 async function recheck(uow: UnitOfWork, runtime: AiRuntime, assistantId: string, group: UnansweredGroup, now: Date) {
   const { passages, context } = await retrievePassages(uow, runtime, assistantId, group.question)

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { statusAfterStep } from '../../../domain/assessments/assessment-rules.ts'
 import { AssessmentCompletion } from '../../../domain/assessments/assessment-schema.ts'
-import { addDays, localDateOf, startOfLocalDay } from '../../../domain/assessments/due-day.ts'
+import { addDays } from '../../../common/time/calendar.ts'
+import { localDateOf, startOfLocalDay } from '../../../domain/assessments/due-day.ts'
 import {
   DEFAULT_REMINDER_TIMING,
   planReminderSteps,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { addDays, addMonths, daysBetween } from '../../../../common/calendar.ts'
+import { addDays, addMonths, daysBetween } from '../../../../common/time/calendar.ts'
 import { planNow, workflowDelayUntil } from '../../../../common/early-intervention/ei-clock.ts'
 import {
   noticeSettled,

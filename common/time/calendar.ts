@@ -1,11 +1,14 @@
 /**
- * @module Calendar-date arithmetic for the Part C clocks. Dates are `YYYY-MM-DD` strings (a day of the centre's
- * calendar, no time or zone), so they compare as strings and the rules stay pure and easy to test.
+ * @module The one place day arithmetic lives (issue 79, item 5): the length of a day, and calendar dates as
+ * `YYYY-MM-DD` strings (a day of the centre's calendar, no time or zone), so they compare as strings and the rules stay
+ * pure and easy to test. Zones are the callers' (domain/assessments/due-day.ts turns an instant into a local date).
+ * A test refuses the length of a day written anywhere else in production code (test/unit/common/time/calendar.test.ts).
  *
- * Free of Node imports: pure functions only.
+ * Free of Node imports: pure functions only, safe in workflow code.
  */
 
-const DAY_MS = 86_400_000
+/** A day of real time, in milliseconds: what the workflows' scaled test clocks (`dayMs`) stand in for. */
+export const DAY_MS = 86_400_000
 
 const toUtc = (date: string) => Date.parse(`${date}T00:00:00Z`)
 const fromUtc = (ms: number) => new Date(ms).toISOString().slice(0, 10)
@@ -28,3 +31,6 @@ export function addMonths(date: string, months: number): string {
 
 /** Whole days from `from` to `to` (negative when `to` is earlier). */
 export const daysBetween = (from: string, to: string): number => Math.round((toUtc(to) - toUtc(from)) / DAY_MS)
+
+/** The Monday of the ISO week (Monday to Sunday) a date is in. */
+export const mondayOf = (date: string): string => addDays(date, -((new Date(toUtc(date)).getUTCDay() + 6) % 7))
