@@ -43,7 +43,8 @@ export const LEGACY_PATHS: LegacyPath[] = [
     // Its last attempt comes at the end of the retry window (WEBHOOK_RETRY_WINDOW_MS, 24 h by default).
     lastsUpTo: 1,
     remove:
-      'workflows/webhook-delivery.ts and its export in workflows/index.ts, the local activity it alone uses, and the ' +
+      'workflows/webhook-delivery.ts and its export in workflows/index.ts, the local activity it alone uses ' +
+      '(attemptWebhookDelivery over domain/webhooks/deliver-once.ts, which nothing else imports since issue 79), and the ' +
       "webhook benchmark's 'before' baseline (bench/webhook-before.ts), which then moves to the docs' recorded figures",
   },
 ]

@@ -6,7 +6,7 @@
  */
 import { toEnvelope } from '../events/event-envelope.ts'
 import { attemptOutcome } from './attempt-outcome.ts'
-import { endedReason, signingMaterial } from './deliver-once.ts'
+import { endedReason, signingMaterial } from './delivery-endpoint.ts'
 import type { QueuedDelivery } from './delivery-queue.ts'
 import type { AttemptRecord } from './endpoint-health.ts'
 import type { WebhookPoster } from './post-webhook.ts'

@@ -16,11 +16,18 @@ import { attemptOutcome, type AttemptOutcome } from './attempt-outcome.ts'
 import { disableEndpoint, markEndpointFailing, markEndpointHealthy } from './endpoint-status.ts'
 import type { PostResult, WebhookPoster } from './post-webhook.ts'
 import type { RetryPolicy } from '../../common/webhooks/retry-schedule.ts'
-import { signatureHeaders, type SigningMaterial } from './sign-delivery.ts'
+import { signatureHeaders } from './sign-delivery.ts'
 import type { WebhookSettings } from './webhook-settings.ts'
 import { systemClock, type Clock } from '../../infra/clock.ts'
 import type { SecretBox } from '../../infra/secret-box.ts'
-import { endpointSecretAt } from '../sealed-secrets.ts'
+import {
+  endedReason,
+  endpointOfRow,
+  eventOfRow,
+  signingMaterial,
+  type DeliveryEndpoint,
+  type DeliveryEvent,
+} from './delivery-endpoint.ts'
 
 export interface DeliverOnceDeps {
   db: Db
@@ -58,22 +65,9 @@ export interface LoadedDelivery {
   endpointId: string
   /** When attempt 1 was made, once it was. */
   firstAttemptAt: Date | null
-  event: { id: string; type: string; createdAt: Date; data: unknown }
+  event: DeliveryEvent
   /** The endpoint as stored: its secrets and keys sealed (opened only to sign, {@link signingMaterial}). */
-  endpoint: {
-    url: string
-    signingScheme: 'V1' | 'V2'
-    secret: string
-    previousSecret: string | null
-    previousSecretExpiresAt: Date | null
-    signingKey: string | null
-    previousSigningKey: string | null
-    /** Enabled, and its grantor still grants it (credential-grants.ts). */
-    enabled: boolean
-    /** Not enabled because its grantor no longer grants it (revoked, disabled, demoted or expired). */
-    grantLapsed: boolean
-    failingSince: Date | null
-  }
+  endpoint: DeliveryEndpoint
 }
 
 /** One round trip for everything an attempt reads (in the tenant's unit of work: row-level security applies). */
@@ -110,62 +104,6 @@ async function loadDelivery(
     firstAttemptAt: row.first_attempt_at as Date | null,
     event: eventOfRow(row),
     endpoint: endpointOfRow(row),
-  }
-}
-
-/** Why a delivery ends without an attempt: its endpoint is disabled, or its grantor no longer grants it. */
-export const endedReason = (endpoint: Pick<LoadedDelivery['endpoint'], 'grantLapsed'>) =>
-  endpoint.grantLapsed
-    ? 'endpoint grant lapsed: its grantor was revoked, disabled or lost the webhooks scope'
-    : 'endpoint disabled'
-
-/** The event an attempt sends, from a row with `event_id`, `event_type`, `event_created_at` and `event_data`. */
-export const eventOfRow = (row: Record<string, unknown>): LoadedDelivery['event'] => ({
-  id: row.event_id as string,
-  type: row.event_type as string,
-  createdAt: row.event_created_at as Date,
-  data: row.event_data,
-})
-
-/** The endpoint an attempt goes to, from a row with the endpoint's columns under their own names. */
-export const endpointOfRow = (row: Record<string, unknown>): LoadedDelivery['endpoint'] => ({
-  url: row.url as string,
-  signingScheme: row.signing_scheme as 'V1' | 'V2',
-  secret: row.secret as string,
-  previousSecret: row.previous_secret as string | null,
-  previousSecretExpiresAt: row.previous_secret_expires_at as Date | null,
-  signingKey: row.signing_key as string | null,
-  previousSigningKey: row.previous_signing_key as string | null,
-  // A row read without the grant (`granted` absent) is as enabled as its flag says.
-  enabled: (row.enabled as boolean) && row.granted !== false,
-  grantLapsed: (row.enabled as boolean) && row.granted === false,
-  failingSince: row.failing_since as Date | null,
-})
-
-/**
- * The keys that sign now, opened: the current ones, and the previous ones until their rotation overlap ends. Opening
- * is an AES-GCM decryption of a few dozen bytes per key (microseconds), on the row the attempt loaded anyway.
- */
-export function signingMaterial(
-  endpointId: string,
-  endpoint: LoadedDelivery['endpoint'],
-  now: Date,
-  secrets: SecretBox
-): SigningMaterial {
-  const previousValid = endpoint.previousSecretExpiresAt !== null && endpoint.previousSecretExpiresAt > now
-  const at = (column: Parameters<typeof endpointSecretAt>[1]) => endpointSecretAt(endpointId, column)
-  const opened = (stored: string | null, column: Parameters<typeof endpointSecretAt>[1]) =>
-    stored === null ? [] : [secrets.open(stored, at(column))]
-  return {
-    scheme: endpoint.signingScheme === 'V2' ? 'v2' : 'v1',
-    secrets: [
-      ...opened(endpoint.secret, 'secret'),
-      ...(previousValid ? opened(endpoint.previousSecret, 'previous_secret') : []),
-    ],
-    signingKeys: [
-      ...opened(endpoint.signingKey, 'signing_key'),
-      ...(previousValid ? opened(endpoint.previousSigningKey, 'previous_signing_key') : []),
-    ],
   }
 }
 

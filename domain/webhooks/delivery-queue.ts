@@ -9,7 +9,7 @@
 import { Prisma } from '../../generated/prisma/client.ts'
 import type { Db } from '../../infra/db.ts'
 import { sqlNewId } from '../ids.ts'
-import { endpointOfRow, eventOfRow, type LoadedDelivery } from './deliver-once.ts'
+import { endpointOfRow, eventOfRow, type DeliveryEndpoint, type DeliveryEvent } from './delivery-endpoint.ts'
 import { grantHoldsSql } from '../auth/credential-grants.ts'
 import { subscribesSql } from './subscriptions.ts'
 import { withEndpointSecrets } from './endpoint-secrets.ts'
@@ -26,8 +26,8 @@ export interface QueuedDelivery {
   /** Attempts made so far. */
   attemptCount: number
   firstAttemptAt: Date | null
-  event: LoadedDelivery['event']
-  endpoint: LoadedDelivery['endpoint']
+  event: DeliveryEvent
+  endpoint: DeliveryEndpoint
 }
 
 /**
