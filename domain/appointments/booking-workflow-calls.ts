@@ -11,17 +11,15 @@
  * the answer says `workflow: null`; the workflow reads the appointment when it starts.
  */
 import {
-  isGrpcServiceError,
   QueryNotRegisteredError,
-  ServiceError,
   WorkflowNotFoundError,
   type Client,
   type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client'
 import type { QueryDefinition } from '@temporalio/common'
-import { status } from '@grpc/grpc-js'
 import type { Logger } from '../../infra/logger.ts'
+import { refusedAsNotYetRunning } from '../../infra/temporal-errors.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   appointmentFollowUpWorkflowId,
@@ -72,13 +70,6 @@ async function orNull<T>(call: () => Promise<T>): Promise<T | null> {
     throw error
   }
 }
-
-/**
- * A query's failure because the workflow is still in its start delay: it has never run, so it cannot answer, and
- * Temporal says FAILED_PRECONDITION ("Workflow task is not scheduled yet").
- */
-const stillDelayed = (error: unknown) =>
-  error instanceof ServiceError && isGrpcServiceError(error.cause) && error.cause.code === status.FAILED_PRECONDITION
 
 /** Creates the calls over a Temporal client. */
 export function createBookingWorkflowCalls({
@@ -144,7 +135,7 @@ export function createBookingWorkflowCalls({
       } catch (error) {
         // Only a run whose start time is still ahead has never run; any other FAILED_PRECONDITION (a workflow task
         // that keeps failing) is the failure it says.
-        if (!stillDelayed(error) || !delayedUntil) throw error
+        if (!refusedAsNotYetRunning(error) || !delayedUntil) throw error
         return { execution: 'SCHEDULED', runsFrom: delayedUntil.toISOString(), lifecycle: null }
       }
     } catch (error) {

@@ -4,7 +4,7 @@
  * (seal-audit-events.ts) chains committed records shortly after, so a tenant's requests never wait for each other
  * here.
  */
-import { escapeLiteral } from 'pg'
+import { sqlLiteral } from '../../infra/sql-literal.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { newId } from '../ids.ts'
 import { normaliseEntry, type AuditEntry, type AuditRecord } from './audit-event.ts'
@@ -46,7 +46,7 @@ const relaxedOf = (options: AppendOptions) => options.durability === 'asynchrono
  */
 export function auditInsertStatement(entry: AuditEntry, options: AppendOptions): string {
   const values: Record<string, string> = {
-    $1: escapeLiteral(JSON.stringify(recordsOf([entry]))),
+    $1: sqlLiteral(JSON.stringify(recordsOf([entry]))),
     $2: String(relaxedOf(options)),
   }
   // One pass over the statement's own text, through a function: what a value holds (a path or a user agent with `$2`,
