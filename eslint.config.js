@@ -130,17 +130,6 @@ const noVendorImports = {
   message:
     'A database driver, a model runtime, gRPC or a LangChain integration belongs in adapters/ or infra/ (infra/sql-literal.ts, infra/temporal-errors.ts): the domain declares the interface and is handed what fills it.',
 }
-/**
- * The domain files that still hold vendor code, each to move to adapters/ with an interface left here (issue 79, item
- * 3): the pgvector store over LangChain's PGVectorStore and its pg.Pool look-alike, and the sentence model's ONNX
- * thread, which ai-runtime.ts starts (moving it means handing the runtime its embeddings, as adapters/ai-models.ts
- * hands it the chat models).
- */
-const VENDOR_CODE_STILL_IN_DOMAIN = [
-  'domain/ai/vector-store/pgvector-store.ts',
-  'domain/ai/vector-store/tx-pool.ts',
-  'domain/ai/embeddings/sentence-model-thread.mjs',
-]
 
 export default defineConfig([
   globalIgnores([
@@ -267,12 +256,7 @@ export default defineConfig([
     // builds the adapters and hands them in. An import of adapters/ from the domain would make the two folders
     // import each other.
     files: ['domain/**/*.ts', 'domain/**/*.mjs'],
-    ignores: VENDOR_CODE_STILL_IN_DOMAIN,
     rules: { 'no-restricted-imports': ['error', { patterns: [noWorkflowImports, noAdapterImports, noVendorImports] }] },
-  },
-  {
-    files: VENDOR_CODE_STILL_IN_DOMAIN,
-    rules: { 'no-restricted-imports': ['error', { patterns: [noWorkflowImports, noAdapterImports] }] },
   },
 
   {

@@ -8,22 +8,23 @@
  */
 import type { AiConfig } from '../infra/ai-config.ts'
 import { createChatDecider, offlineDecider, type AgentDecider } from '../domain/ai/agents/agent-decider.ts'
-import { createEmbeddingsRegistry, type AiRuntime } from '../domain/ai/ai-runtime.ts'
+import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
 import type { Answerer } from '../domain/ai/answering/answer-types.ts'
 import { createChatAnswerer } from '../domain/ai/answering/chat-answerer.ts'
 import { createExtractiveAnswerer } from '../domain/ai/answering/extractive-answerer.ts'
 import { createSemanticAnswerer } from '../domain/ai/answering/semantic-answerer.ts'
 import { LexicalEmbeddings } from '../domain/ai/embeddings/lexical-embeddings.ts'
+import { createEmbeddingsRegistry } from './sentence-model/embeddings-registry.ts'
 import {
   defaultSentenceModelDir,
   SentenceEmbeddings,
   sentenceModelProblem,
-} from '../domain/ai/embeddings/sentence-embeddings.ts'
+} from './sentence-model/sentence-embeddings.ts'
 import { DEFAULT_CHUNKING } from '../domain/ai/knowledge/chunk-document.ts'
 import { knowledgeQuotasOf } from '../domain/ai/knowledge/knowledge-quotas.ts'
 import type { DocumentParser } from '../domain/ai/knowledge/parsed-document.ts'
 import { SandboxedDocumentParser } from './document-parsing/sandboxed-parser.ts'
-import { createKnowledgeStores } from '../domain/ai/vector-store/knowledge-stores.ts'
+import { createKnowledgeStores } from './pgvector/knowledge-store-selector.ts'
 import type { KnowledgeEmbeddings } from '../domain/ai/vector-store/knowledge-vector-store.ts'
 import { createVectorIndexCache, type VectorIndexCache } from '../domain/ai/vector-store/vector-index-cache.ts'
 import type { LoadedChunks } from '../domain/ai/vector-store/postgres-vector-store.ts'

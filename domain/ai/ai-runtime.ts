@@ -5,8 +5,6 @@
  * embeddings, the extractive answerer); a configured provider comes through the same LangChain interfaces
  * (`Embeddings`, `BaseChatModel`, `VectorStore`), so nothing here knows which one it got.
  */
-import { LexicalEmbeddings } from './embeddings/lexical-embeddings.ts'
-import { SENTENCE_MODEL_ID, SentenceEmbeddings, sentenceModelProblem } from './embeddings/sentence-embeddings.ts'
 import type { Answerer } from './answering/answer-types.ts'
 import type { ChunkingOptions } from './knowledge/chunk-document.ts'
 import type { KnowledgeQuotas } from './knowledge/knowledge-quotas.ts'
@@ -35,25 +33,4 @@ export interface AiRuntime {
    * workflow flips it (docs/ai.md, "Changing the embedding model").
    */
   embeddingsFor: (modelId: string) => KnowledgeEmbeddings | undefined
-}
-
-/**
- * Finds the embeddings of a model id among those this process can run, building each at most once.
- * @param configured - the process's configured (effective) embeddings
- * @param sentenceDir - where the sentence model's files are
- */
-export function createEmbeddingsRegistry(
-  configured: KnowledgeEmbeddings,
-  sentenceDir: string
-): (modelId: string) => KnowledgeEmbeddings | undefined {
-  const lexical = configured instanceof LexicalEmbeddings ? configured : new LexicalEmbeddings()
-  let sentence: KnowledgeEmbeddings | null | undefined
-  return (modelId) => {
-    if (modelId === configured.modelId) return configured
-    if (modelId === lexical.modelId) return lexical
-    if (modelId !== SENTENCE_MODEL_ID) return undefined
-    // Checked once, on the first question that needs it: hashing the files costs tens of milliseconds.
-    sentence ??= sentenceModelProblem(sentenceDir) ? null : new SentenceEmbeddings({ dir: sentenceDir })
-    return sentence ?? undefined
-  }
 }

@@ -10,7 +10,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SENTENCE_MODEL_ID } from '../../domain/ai/embeddings/sentence-embeddings.ts'
+import { SENTENCE_MODEL_ID } from '../../domain/ai/embeddings/sentence-model.ts'
 import {
   knowledgeReembedProgressQuery,
   knowledgeReembedWorkflowId,

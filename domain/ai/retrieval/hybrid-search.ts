@@ -5,7 +5,7 @@
  * answerer calibrates its decision on.
  */
 import { Document, type DocumentInterface } from '@langchain/core/documents'
-import { SENTENCE_MODEL_ID } from '../embeddings/sentence-embeddings.ts'
+import { SENTENCE_MODEL_ID } from '../embeddings/sentence-model.ts'
 import type { LoadedChunks } from '../vector-store/loaded-chunks.ts'
 import type { Bm25Index } from './bm25-index.ts'
 import type { QueryTerm } from './query-expansion.ts'

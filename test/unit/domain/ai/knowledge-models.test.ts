@@ -1,16 +1,16 @@
 /**
  * Which model an assistant's question is embedded with (domain/ai/knowledge/knowledge-models.ts), the models a
- * process can run (createEmbeddingsRegistry in domain/ai/ai-runtime.ts), and what operators read of a re-embedding
+ * process can run (createEmbeddingsRegistry in adapters/sentence-model/embeddings-registry.ts), and what operators read of a re-embedding
  * (common/knowledge/knowledge-reembed-contract.ts).
  */
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { createEmbeddingsRegistry } from '../../../../domain/ai/ai-runtime.ts'
+import { createEmbeddingsRegistry } from '../../../../adapters/sentence-model/embeddings-registry.ts'
 import { LexicalEmbeddings } from '../../../../domain/ai/embeddings/lexical-embeddings.ts'
 import { OpenAiCompatibleEmbeddings } from '../../../../adapters/openai-compatible/openai-compatible-embeddings.ts'
-import { SENTENCE_MODEL_ID } from '../../../../domain/ai/embeddings/sentence-embeddings.ts'
+import { SENTENCE_MODEL_ID } from '../../../../domain/ai/embeddings/sentence-model.ts'
 import { chooseQueryModel } from '../../../../domain/ai/knowledge/knowledge-models.ts'
 import {
   describeReembedProgress,

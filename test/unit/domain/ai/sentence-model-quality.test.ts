@@ -19,7 +19,7 @@ import {
   defaultSentenceModelDir,
   SentenceEmbeddings,
   sentenceModelProblem,
-} from '../../../../domain/ai/embeddings/sentence-embeddings.ts'
+} from '../../../../adapters/sentence-model/sentence-embeddings.ts'
 import { DEFAULT_TOP_K } from '../../../../domain/ai/knowledge/query-knowledge.ts'
 import {
   evaluate,

@@ -5,7 +5,7 @@
  * rest of the request. It also keeps the embedded single-backend database from deadlocking on a second connection.
  */
 import type pg from 'pg'
-import type { Tx } from '../../../infra/db.ts'
+import type { Tx } from '../../infra/db.ts'
 
 /**
  * Wraps a transaction as the pool PGVectorStore expects. Only `query` is supported: the store is built with

@@ -18,13 +18,18 @@ import {
   type HybridResult,
   type KnowledgeFilter,
   type KnowledgeStoreScope,
-} from './knowledge-vector-store.ts'
-import { hybridSearchLoaded } from '../retrieval/hybrid-search.ts'
-import type { QueryTerm } from '../retrieval/query-expansion.ts'
-import { readIndexVersion } from './index-version.ts'
-import { cachedChunks, loadChunks, searchChunks, type LoadedChunks } from './loaded-chunks.ts'
+} from '../../domain/ai/vector-store/knowledge-vector-store.ts'
+import { hybridSearchLoaded } from '../../domain/ai/retrieval/hybrid-search.ts'
+import type { QueryTerm } from '../../domain/ai/retrieval/query-expansion.ts'
+import { readIndexVersion } from '../../domain/ai/vector-store/index-version.ts'
+import {
+  cachedChunks,
+  loadChunks,
+  searchChunks,
+  type LoadedChunks,
+} from '../../domain/ai/vector-store/loaded-chunks.ts'
 import { transactionPool } from './tx-pool.ts'
-import type { VectorIndexCache } from './vector-index-cache.ts'
+import type { VectorIndexCache } from '../../domain/ai/vector-store/vector-index-cache.ts'
 
 export const PGVECTOR_SCHEMA = 'ai_vectors'
 export const PGVECTOR_TABLE = 'knowledge_vectors'

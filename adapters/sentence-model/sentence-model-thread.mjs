@@ -1,4 +1,4 @@
-// The sentence model's worker thread (domain/ai/embeddings/sentence-embeddings.ts starts it). onnxruntime-node's
+// The sentence model's worker thread (adapters/sentence-model/sentence-embeddings.ts starts it). onnxruntime-node's
 // `session.run` holds the calling thread for the whole batch (about a second for 32 chunks on this machine's cores),
 // so the model runs here, never on the API's or the worker's event loop. Plain JavaScript: a worker thread is a fresh
 // Node that loads this file without the TypeScript loader (tsx, vitest) of the process that starts it.

@@ -1,5 +1,5 @@
 /**
- * The sentence embedding model (domain/ai/embeddings/sentence-embeddings.ts): the lexical fallback when its files are
+ * The sentence embedding model (adapters/sentence-model/sentence-embeddings.ts): the lexical fallback when its files are
  * absent or altered (always checked), and, when scripts/ai/obtain-sentence-model.sh has put the model in its cache,
  * that it embeds paraphrases near each other, batches without changing a vector, and runs off the event loop.
  */
@@ -12,10 +12,10 @@ import { createAiRuntime, logAiModels, selectEmbeddingsWithFallback } from '../.
 import {
   defaultSentenceModelDir,
   SENTENCE_DIMENSIONS,
-  SENTENCE_MODEL_ID,
   SentenceEmbeddings,
   sentenceModelProblem,
-} from '../../../../domain/ai/embeddings/sentence-embeddings.ts'
+} from '../../../../adapters/sentence-model/sentence-embeddings.ts'
+import { SENTENCE_MODEL_ID } from '../../../../domain/ai/embeddings/sentence-model.ts'
 import { vectorWeightFor } from '../../../../domain/ai/retrieval/hybrid-search.ts'
 import { aiConfigOf } from '../../../../infra/ai-config.ts'
 

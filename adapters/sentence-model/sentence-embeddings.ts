@@ -16,9 +16,8 @@ import { homedir } from 'node:os'
 import path from 'node:path'
 import { Worker } from 'node:worker_threads'
 import { Embeddings, type EmbeddingsParams } from '@langchain/core/embeddings'
+import { SENTENCE_MODEL_ID } from '../../domain/ai/embeddings/sentence-model.ts'
 
-/** The model's name in every vector's index version: vectors of another model are never compared with these. */
-export const SENTENCE_MODEL_ID = 'minilm-l6-v2-int8-384'
 export const SENTENCE_DIMENSIONS = 384
 /** sentence-transformers' `max_seq_length` for this model. */
 const MAX_TOKENS = 256
