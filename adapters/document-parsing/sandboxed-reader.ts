@@ -55,6 +55,8 @@ export class SandboxedReader {
   private killed = false
   /** The end of what the process wrote to stderr. */
   private stderr = ''
+  /** The most the file being read has grown the process's resident memory, as sampled. */
+  private grown = 0
   /** The file being read, settled by its reply, its deadline, its memory or the process's end. */
   private current?: { id: number; fail: (error: Error) => void; settle: (reply: Reply) => void }
 
@@ -103,11 +105,12 @@ export class SandboxedReader {
     this.child.on('error', () => undefined)
     this.child.on('exit', (code, signal) => {
       this.exited = true
-      // Killed by V8's or the kernel's memory refusal (an abort) or by anything else mid-file.
-      const aborted = signal === 'SIGABRT' || signal === 'SIGTRAP' || code === 134
+      const stop = { code, signal, stderr: this.stderr, grownBytes: this.grown, budgetBytes: this.budgetBytes }
       this.current?.fail(
         new KnowledgeParseError(
-          aborted ? this.outOfMemoryReason() : 'The file could not be read (its reader stopped); it is not indexed.'
+          stoppedByMemory(stop)
+            ? this.outOfMemoryReason()
+            : `The file could not be read (its reader stopped: ${signal ?? `exit ${code}`}); it is not indexed.`
         )
       )
     })
@@ -142,10 +145,12 @@ export class SandboxedReader {
           ),
         limits.timeoutMs
       )
+      this.grown = 0
       const watch = setInterval(() => {
         const resident = residentBytes(this.child.pid!)
-        if (resident !== undefined && resident - this.residentAtReady > limits.maxMemoryMb * 1024 * 1024)
-          this.current?.fail(new KnowledgeParseError(this.outOfMemoryReason()))
+        if (resident === undefined) return
+        this.grown = Math.max(this.grown, resident - this.residentAtReady)
+        if (this.grown > this.budgetBytes) this.current?.fail(new KnowledgeParseError(this.outOfMemoryReason()))
       }, MEMORY_SAMPLE_MS)
       const finish = () => {
         clearTimeout(deadline)
@@ -186,7 +191,34 @@ export class SandboxedReader {
     if (!this.exited) this.child.kill('SIGKILL')
   }
 
+  private get budgetBytes(): number {
+    return this.limits.maxMemoryMb * 1024 * 1024
+  }
+
   private outOfMemoryReason(): string {
     return `Reading the file needed more than ${this.limits.maxMemoryMb} MB of memory; it is not indexed.`
   }
+}
+
+/** How a reader process ended mid-file, and what the file had cost it by the last sample. */
+export interface ReaderStop {
+  code: number | null
+  signal: NodeJS.Signals | null
+  /** The end of what it wrote to stderr. */
+  stderr: string
+  grownBytes: number
+  budgetBytes: number
+}
+
+/**
+ * Whether a reader that died mid-file was stopped by its memory budget. V8 aborts when its heap cannot grow
+ * (SIGABRT, or SIGTRAP for a failed check); an allocation the kernel refuses under RLIMIT_DATA can end it otherwise
+ * too (a fault where a buffer could not be mapped: a CI run saw the shared-stream bomb's reader end by neither, and
+ * its reason, then without the signal, said only that the reader stopped). Its words, or a file that had already
+ * taken more than half the budget when last sampled (every 50 ms, later on a busy machine), say it was the memory.
+ */
+export function stoppedByMemory(stop: ReaderStop): boolean {
+  if (stop.signal === 'SIGABRT' || stop.signal === 'SIGTRAP' || stop.code === 134 || stop.code === 133) return true
+  if (/out of memory|allocation failed|cannot allocate memory/i.test(stop.stderr)) return true
+  return stop.grownBytes > stop.budgetBytes / 2
 }

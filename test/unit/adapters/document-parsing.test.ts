@@ -11,6 +11,7 @@ import { deflateSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEFAULT_READ_LIMITS, readDocument } from '../../../adapters/document-parsing/read-document.ts'
 import { SandboxedDocumentParser, type SandboxLimits } from '../../../adapters/document-parsing/sandboxed-parser.ts'
+import { stoppedByMemory } from '../../../adapters/document-parsing/sandboxed-reader.ts'
 import { KnowledgeParseError, KnowledgeReaderBusy } from '../../../domain/ai/knowledge/knowledge-errors.ts'
 import { renderPdf } from '../../../eval/pdf-writer.ts'
 import { hostilePdf } from '../../support/hostile-pdfs.ts'
@@ -267,3 +268,23 @@ function readerPids(): number[] {
       }
     })
 }
+
+describe('a reader that died mid-file', () => {
+  const budgetBytes = 128 * 1024 * 1024
+  const stop = { code: null, signal: null, stderr: '', grownBytes: 0, budgetBytes }
+
+  it("is the memory budget's doing when V8 aborted, said so, or the file had taken more than half of it", () => {
+    expect(stoppedByMemory({ ...stop, signal: 'SIGABRT' })).toBe(true)
+    expect(stoppedByMemory({ ...stop, signal: 'SIGTRAP' })).toBe(true)
+    expect(stoppedByMemory({ ...stop, code: 134 })).toBe(true)
+    expect(stoppedByMemory({ ...stop, signal: 'SIGSEGV', stderr: 'RangeError: Array buffer allocation failed' })).toBe(
+      true
+    )
+    expect(stoppedByMemory({ ...stop, signal: 'SIGSEGV', grownBytes: 100 * 1024 * 1024 })).toBe(true)
+  })
+
+  it('is not when it died otherwise, with the file still small', () => {
+    expect(stoppedByMemory({ ...stop, signal: 'SIGSEGV', grownBytes: 10 * 1024 * 1024 })).toBe(false)
+    expect(stoppedByMemory({ ...stop, code: 1, stderr: 'Error: something else' })).toBe(false)
+  })
+})
