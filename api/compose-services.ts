@@ -96,8 +96,6 @@ export interface AppServices {
   outbound: OutboundCalls
 }
 
-/** A real day: the workflows' own default, so it is left out of their inputs. */
-
 /**
  * Builds the API's domain services.
  * @param infra - the infrastructure they share

@@ -39,8 +39,6 @@ export const DEFAULT_REMINDER_TIMING: ReminderTiming = {
   dayMs: DAY_MS,
 }
 
-/** The real length of a day, against which `dayMs` scales time. */
-
 /**
  * Every step for a due instant, in time order. Steps already in the past at `now` are caught up sparingly: a
  * reminder whose moment has passed is dropped (a reminder after the fact is noise), while the due notice and the
