@@ -4,10 +4,12 @@
  * then succeeded or failed), disputed at Stripe (opened, lost, won, its funds reinstated), settled, their payout
  * transfers reversed by Stripe (in full or in part) and retried by an operator, or reversed to recover what a provider
  * owes after a chargeback or refund of money already paid out (a reversal that says so, or one that says nothing while
- * the provider owes), disputed between a settlement's end and its transfer (issue 78) — in USD, HUF (paid out in whole
- * forints) or KWD (amounts ending in 0), the books hold, nothing held in a reserve is ever paid out, nothing recovered
- * is owed or sent again, no remainder of a payout rounded down to what Stripe transfers is lost, and a dispute opened
- * before a transfer is held back from it.
+ * the provider owes), disputed between a settlement's end and its transfer, or — both providers' sessions on one
+ * order — refunded by line (issue 78) — in USD, HUF (paid out in whole forints) or KWD (amounts ending in 0), the books
+ * hold, nothing held in a reserve is ever paid out, nothing recovered is owed or sent again, no remainder of a payout
+ * rounded down to what Stripe transfers is lost, a dispute opened before a transfer is held back from it, a line is
+ * never refunded beyond what the API says it holds, and what settlements took from each line is what the API says
+ * it gave back.
  *
  * fast-check draws the steps; each runs through the real API, worker, Temporal and database against Stripe's API mock
  * behind the recording proxy (test/support/stripe-centres.ts), disputes and reversals told by signed Stripe events.
@@ -55,7 +57,8 @@ afterAll(async () => {
 })
 
 type Step =
-  | { kind: 'session'; provider: 0 | 1; size: number }
+  | { kind: 'session'; provider: 0 | 1; size: number; pair?: boolean }
+  | { kind: 'lineRefund'; pick: number; line: 0 | 1; quarters: number | undefined }
   | { kind: 'refund'; pick: number; quarters: number | undefined }
   | { kind: 'dispute'; pick: number; outcome: 'open' | 'lost' | 'won' }
   | { kind: 'dashboardRefund'; pick: number; quarters: number; succeeds: boolean }
@@ -74,10 +77,22 @@ const session: fc.Arbitrary<Step> = fc.record({
   kind: fc.constant('session' as const),
   provider: fc.constantFrom(0 as const, 1 as const),
   size: fc.nat({ max: SIZES.length - 1 }),
+  // Both providers' sessions on one order (issue 78): refunds by line and disputes shared between its lines.
+  pair: fc.boolean(),
 })
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: session },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('refund' as const), pick, quarters }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('lineRefund' as const),
+      pick,
+      line: fc.constantFrom(0 as const, 1 as const),
+      // A part of what the line can still give back, or (undefined) a unit more than it can.
+      quarters,
+    }),
+  },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -114,6 +129,9 @@ function priceOf(size: number, currency: string): number {
 
 interface Session {
   provider: 0 | 1
+  orderId: string
+  /** The order's lines: one, or both providers' sessions. */
+  lineIds: string[]
   paymentId: string
   intentId: string
   amount: number
@@ -263,6 +281,9 @@ const reached = {
   recovered: 0,
   untaggedRecovered: 0,
   heldAtTransfer: 0,
+  lineRefund: 0,
+  lineRefused: 0,
+  lineAgreesWithSettlements: 0,
 }
 
 /** The invariants that hold at any moment between steps (after a settlement, and at the end of a run). */
@@ -375,8 +396,8 @@ const feeOn = (amount: number) => Math.floor((amount * 1_000 + 5_000) / 10_000)
 
 /**
  * A dispute opened after a settlement's period ended and before its transfer (issue 78, item 3): the settlement cannot
- * see it, its transfer must. When the disputed session is first paid by that settlement and nothing was refunded of
- * it, the provider's share of it net of the fee it returns, less what their payable balance keeps, is held back from
+ * see it, its transfer must. When the disputed session is alone on its order, first paid by that settlement, and
+ * nothing was refunded of it, the provider's share of it net of the fee it returns, less what their payable balance keeps, is held back from
  * the transfer (as much of it as the payout holds): none of it leaves to come back as a chargeback.
  */
 async function lateDispute(run: Run, s: Extract<Step, { kind: 'lateDispute' }>): Promise<void> {
@@ -387,7 +408,9 @@ async function lateDispute(run: Run, s: Extract<Step, { kind: 'lateDispute' }>):
     run.sessions.filter((x) => x.dispute === undefined),
     s.pick
   )
-  const fresh = session !== undefined && !session.settled && keptOf(session) === session.amount
+  // One line: the whole dispute is that provider's share (a pair's is shared by weight with the other provider).
+  const fresh =
+    session !== undefined && session.lineIds.length === 1 && !session.settled && keptOf(session) === session.amount
   if (session && keptOf(session) > 0) {
     const opened = stripeMock.addDispute({ paymentIntent: session.intentId, amount: keptOf(session) })
     await atStripe('charge.dispute.created', opened.id)
@@ -417,15 +440,81 @@ function keptOf(session: Session): number {
   return Number(stripeMock.get(session.intentId).amount) - sum(refunded.map((r) => Number(r.amount)))
 }
 
+/** What each line of an order can still give back, as the API shows it (OrderLine.refundable). */
+async function refundableOf(
+  run: Run,
+  orderId: string
+): Promise<Array<{ id: string; lineTotal: number; refundable: number }>> {
+  return (await ok(run.t, 'GET', `/v1/orders/${orderId}`)).lines as Array<{
+    id: string
+    lineTotal: number
+    refundable: number
+  }>
+}
+
+/**
+ * A refund through the API naming one line of a two-line order (issue 78, item 2): a part of what the line can still
+ * give back is taken (or refused as the payment's rules refuse any refund), a unit more than it is refused naming the
+ * line's amount.
+ */
+async function lineRefund(run: Run, s: Extract<Step, { kind: 'lineRefund' }>): Promise<void> {
+  const session = nth(
+    run.sessions.filter((x) => x.lineIds.length === 2),
+    s.pick
+  )
+  if (!session) return
+  const chargeUnit = stripeAmountUnit(run.currency, 'charge')
+  const line = (await refundableOf(run, session.orderId))[s.line]!
+  const amount =
+    s.quarters === undefined
+      ? line.refundable + chargeUnit
+      : Math.floor((line.refundable * s.quarters) / 4 / chargeUnit) * chargeUnit
+  if (amount <= 0) return
+  const answer = await platform.http.request('POST', `/v1/payments/${session.paymentId}/refunds`, {
+    token: run.t.token,
+    headers: { 'Idempotency-Key': randomUUID() },
+    body: { reason: 'REQUESTED_BY_CLIENT', lines: [{ orderLineId: line.id, amount }] },
+  })
+  const where = `${answer.status} ${JSON.stringify(answer.body)}`
+  if (s.quarters === undefined) {
+    // More than the line holds: refused for the line, unless the payment refuses any refund of that size first.
+    expect([400, 409], where).toContain(answer.status)
+    if (answer.status === 400) {
+      expect(answer.body.errors, where).toEqual([
+        expect.objectContaining({ path: 'lines.0.amount', code: 'amount_exceeds_line_refundable' }),
+      ])
+      reached.lineRefused++
+    }
+    return
+  }
+  // Within the line: taken, or refused when nothing (or not that much) is left of the payment or the bank holds it.
+  expect([201, 202, 409], where).toContain(answer.status)
+  if (answer.status === 202) session.apiRefundPending = true
+  if (answer.status !== 409) reached.lineRefund++
+}
+
 async function perform(run: Run, s: Step): Promise<void> {
   const chargeUnit = stripeAmountUnit(run.currency, 'charge')
   switch (s.kind) {
     case 'session': {
       const amount = priceOf(SIZES[s.size]!, run.currency)
-      const session = await centres.paidSession(run.t, run.providers[s.provider], amount, run.currency)
-      run.sessions.push({ provider: s.provider, paymentId: session.paymentId, intentId: session.intentId, amount })
+      const other = s.provider === 0 ? 1 : 0
+      const also = s.pair
+        ? { providerId: run.providers[other], amount: priceOf(SIZES[(s.size + 1) % SIZES.length]!, run.currency) }
+        : undefined
+      const session = await centres.paidSession(run.t, run.providers[s.provider], amount, run.currency, also)
+      run.sessions.push({
+        provider: s.provider,
+        orderId: session.orderId,
+        lineIds: session.lineIds,
+        paymentId: session.paymentId,
+        intentId: session.intentId,
+        amount: amount + (also?.amount ?? 0),
+      })
       return
     }
+    case 'lineRefund':
+      return lineRefund(run, s)
     case 'refund': {
       const session = nth(run.sessions, s.pick)
       if (!session) return
@@ -555,6 +644,35 @@ async function perform(run: Run, s: Step): Promise<void> {
   }
 }
 
+/**
+ * One rule for a line (issue 78, item 2): once nothing is pending or open and everything is settled, what the
+ * settlements took from each line (refunds and chargebacks, net of those given back) is exactly what the API says the
+ * line gave back (its total less its `refundable`).
+ */
+async function expectLinesAgreeWithSettlements(run: Run): Promise<void> {
+  const taken = await runInUnitOfWork(
+    platform.db,
+    run.t.tenantId,
+    ({ tx }) =>
+      tx.$queryRaw<Array<{ line: string; net: number }>>`
+        SELECT order_line_id AS line,
+               SUM(CASE WHEN kind::text IN ('REFUND', 'CHARGEBACK') THEN amount ELSE -amount END)::float8 AS net
+        FROM settlement_items
+        WHERE kind::text IN ('REFUND', 'CHARGEBACK', 'REFUND_REVERSAL', 'CHARGEBACK_REVERSAL')
+        GROUP BY order_line_id`
+  )
+  const takenOf = new Map(taken.map((row) => [row.line, row.net]))
+  for (const session of run.sessions) {
+    for (const line of await refundableOf(run, session.orderId)) {
+      expect(line.refundable, `line ${line.id}: refundable within its total`).toBeGreaterThanOrEqual(0)
+      expect(takenOf.get(line.id) ?? 0, `line ${line.id}: taken by settlements = given back by the API's rule`).toBe(
+        line.lineTotal - line.refundable
+      )
+    }
+    if (session.lineIds.length === 2) reached.lineAgreesWithSettlements++
+  }
+}
+
 /** A run: a session or two paid first (every other step acts on them), then 2 to 6 steps of any kind. */
 const steps = fc
   .tuple(fc.array(session, { minLength: 1, maxLength: 2 }), fc.array(step, { minLength: 2, maxLength: 6 }))
@@ -589,6 +707,7 @@ it('never pays out what a reserve holds, nor loses a remainder, in any interleav
         for (const providerId of run.providers) {
           expect(balances(providerId).reserve, `provider ${providerId}: held once nothing is open`).toBe(0)
         }
+        await expectLinesAgreeWithSettlements(run)
       }
       const items = await itemKinds(run)
       const kinds = new Set(items.map((i) => i.kind))
@@ -681,6 +800,23 @@ it('never pays out what a reserve holds, nor loses a remainder, in any interleav
           ],
           'HUF',
         ],
+        // USD: both providers' sessions on one order, a refund naming one line for a unit more than it can give back
+        // (refused), then for half of it, settled; a second order of the pair disputed and lost, then a line of it
+        // named beyond what the chargeback left (refused), settled: the API's refundable agrees with the settlements.
+        [
+          [
+            { kind: 'session', provider: 0, size: 1, pair: true },
+            { kind: 'lineRefund', pick: 0, line: 1, quarters: undefined },
+            { kind: 'lineRefund', pick: 0, line: 1, quarters: 2 },
+            { kind: 'settle' },
+            { kind: 'session', provider: 1, size: 3, pair: true },
+            { kind: 'dispute', pick: 1, outcome: 'lost' },
+            { kind: 'dispute', pick: 0, outcome: 'lost' },
+            { kind: 'lineRefund', pick: 0, line: 0, quarters: undefined },
+            { kind: 'settle' },
+          ],
+          'USD',
+        ],
         // KWD: a partial refund, a settlement paying amounts ending in 0, a partial reversal retried.
         [
           [
@@ -711,5 +847,8 @@ it('never pays out what a reserve holds, nor loses a remainder, in any interleav
   expect(reached.recovered, seen).toBeGreaterThan(0)
   expect(reached.untaggedRecovered, seen).toBeGreaterThan(0)
   expect(reached.heldAtTransfer, seen).toBeGreaterThan(0)
+  expect(reached.lineRefund, seen).toBeGreaterThan(0)
+  expect(reached.lineRefused, seen).toBeGreaterThan(0)
+  expect(reached.lineAgreesWithSettlements, seen).toBeGreaterThan(0)
   console.info(`settlement interleavings reached ${seen}`)
 }, 300_000)

@@ -45,15 +45,20 @@ export interface StripeCentres {
     t: Centre,
     providerId: string,
     amount: number,
-    currency?: string
-  ): Promise<{ orderId: string; paymentId: string; intentId: string }>
-  /** A COMPLETED session of `providerId` (written directly) on an order of `amount` in `currency` (USD), paid by card. */
+    currency?: string,
+    also?: SessionLine
+  ): Promise<{ orderId: string; paymentId: string; intentId: string; lineIds: string[] }>
+  /**
+   * A COMPLETED session of `providerId` (written directly) on an order of `amount` in `currency` (USD), paid by card;
+   * with `also`, a second provider's session is a second line of the same order, paid by the same card.
+   */
   paidSession(
     t: Centre,
     providerId: string,
     amount: number,
-    currency?: string
-  ): Promise<{ orderId: string; paymentId: string; intentId: string }>
+    currency?: string,
+    also?: SessionLine
+  ): Promise<{ orderId: string; paymentId: string; intentId: string; lineIds: string[] }>
   /**
    * Settles [start, end) in `currency` (USD) and waits for the run to end: its id, end, and the run's view
    * (COMPLETED). `end` defaults to a moment from now.
@@ -62,6 +67,12 @@ export interface StripeCentres {
   /** The books of every centre made since the last call hold against what the proxy's Stripe holds (afterEach). */
   checkBooks(): Promise<void>
   stop(): Promise<void>
+}
+
+/** Another provider's session on the same order. */
+export interface SessionLine {
+  providerId: string
+  amount: number
 }
 
 const SECRET_KEY = 'sk_test_123'
@@ -120,7 +131,13 @@ export async function startStripeCentres(name: string): Promise<StripeCentres> {
     return answer.body.outcome as string
   }
 
-  const sessionAwaitingCard: StripeCentres['sessionAwaitingCard'] = async (t, providerId, amount, currency = 'USD') => {
+  const sessionAwaitingCard: StripeCentres['sessionAwaitingCard'] = async (
+    t,
+    providerId,
+    amount,
+    currency = 'USD',
+    also
+  ) => {
     const { id: locationId } = await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
       tx.location.findFirstOrThrow({ select: { id: true } })
     )
@@ -129,33 +146,38 @@ export async function startStripeCentres(name: string): Promise<StripeCentres> {
     // Booking is not what these tests are about: the session is written as done, three hours ago.
     const startsAt = new Date(Date.now() - 3 * 3_600_000)
     const endsAt = new Date(startsAt.getTime() + 3_600_000)
-    const appointmentId = newId('appointment')
-    await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
-      tx.appointment.create({
-        data: {
-          id: appointmentId,
-          tenantId: t.tenantId,
-          locationId,
-          childId,
-          providerId,
-          type: 'THERAPY_SESSION',
-          status: 'COMPLETED',
-          startsAt,
-          endsAt,
-          completedAt: endsAt,
-          timeZone: 'UTC',
-          service: 'SPEECH_THERAPY',
-        },
-      })
-    )
-    const lines = [{ kind: 'SESSION', appointmentId, unitAmount: amount }]
+    const sessions = [{ providerId, amount }, ...(also ? [also] : [])]
+    const lines = []
+    for (const session of sessions) {
+      const appointmentId = newId('appointment')
+      await runInUnitOfWork(platform.db, t.tenantId, ({ tx }) =>
+        tx.appointment.create({
+          data: {
+            id: appointmentId,
+            tenantId: t.tenantId,
+            locationId,
+            childId,
+            providerId: session.providerId,
+            type: 'THERAPY_SESSION',
+            status: 'COMPLETED',
+            startsAt,
+            endsAt,
+            completedAt: endsAt,
+            timeZone: 'UTC',
+            service: 'SPEECH_THERAPY',
+          },
+        })
+      )
+      lines.push({ kind: 'SESSION', appointmentId, unitAmount: session.amount })
+    }
     const order = await ok(t, 'POST', '/v1/orders', { status: 'OPEN', currency, lines }, 201)
-    const pay = { orderId: order.id, amount, currency, method: 'CARD_ONLINE' }
+    const pay = { orderId: order.id, amount: order.total, currency, method: 'CARD_ONLINE' }
     const payment = await ok(t, 'POST', '/v1/payments', pay, 201)
     return {
       orderId: order.id as string,
       paymentId: payment.id as string,
       intentId: payment.processorReference as string,
+      lineIds: (order.lines as Array<{ id: string }>).map((l) => l.id),
     }
   }
 
@@ -184,8 +206,8 @@ export async function startStripeCentres(name: string): Promise<StripeCentres> {
     },
     ok,
     deliver,
-    async paidSession(t, providerId, amount, currency = 'USD') {
-      const session = await sessionAwaitingCard(t, providerId, amount, currency)
+    async paidSession(t, providerId, amount, currency = 'USD', also) {
+      const session = await sessionAwaitingCard(t, providerId, amount, currency, also)
       stripeMock.setIntentStatus(session.intentId, 'succeeded')
       expect(await deliver(stripeMock.event('payment_intent.succeeded', session.intentId))).toBe('applied')
       return session
