@@ -11,14 +11,8 @@ import { chargebackItemsAsRefunds, itemOf, moneyGivenBack, reinstatedAsFailed } 
 import type { SettlementItemKind } from './journal.ts'
 import { ordersWithReserves } from './reserve-sources.ts'
 import { heldBy, reserveKey, reserveMovements } from './reserves.ts'
-import {
-  feeOf,
-  feeReturned,
-  refundMovements,
-  settlementTotals,
-  type FeeRule,
-  type SessionCharge,
-} from './settlement-math.ts'
+import { feeOf, feeReturned, refundMovements, type FeeRule, type SessionCharge } from './settlement-math.ts'
+import { settlementTotals } from './settlement-totals.ts'
 import { payableBalance, unsettledAdjustments } from './provider-terms.ts'
 import {
   ordersWithRefunds,

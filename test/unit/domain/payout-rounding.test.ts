@@ -7,7 +7,8 @@
 import { describe, expect, it } from 'vitest'
 import { dueOf, owedOf } from '../../../domain/payouts/payout-attempts.ts'
 import { inTransitAccount, journalLines, payableAccount, transferLines } from '../../../domain/settlements/journal.ts'
-import { feeOf, settlementTotals, transferableOf } from '../../../domain/settlements/settlement-math.ts'
+import { feeOf } from '../../../domain/settlements/settlement-math.ts'
+import { settlementTotals, transferableOf } from '../../../domain/settlements/settlement-totals.ts'
 
 const HUF_UNIT = 100 // Stripe transfers HUF in whole forints (adapters/stripe/stripe-currencies.ts)
 const rule = { percentBps: 750, fixedAmount: 0, fixedCurrency: null }

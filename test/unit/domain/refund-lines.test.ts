@@ -11,12 +11,12 @@ import {
   refundedByLine,
   refundMovements,
   refundShares,
-  settlementTotals,
   shareAmong,
   type FeeRule,
   type OrderRefund,
   type WeightedLine,
 } from '../../../domain/settlements/settlement-math.ts'
+import { settlementTotals } from '../../../domain/settlements/settlement-totals.ts'
 
 /** A deterministic pseudo-random sequence (xorshift), so failures reproduce. */
 function random(seed: number) {

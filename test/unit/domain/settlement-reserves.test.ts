@@ -18,10 +18,10 @@ import {
 import {
   feeReturned,
   refundMovements,
-  settlementTotals,
   type SessionCharge,
   type WeightedLine,
 } from '../../../domain/settlements/settlement-math.ts'
+import { settlementTotals } from '../../../domain/settlements/settlement-totals.ts'
 
 const TEN_PERCENT = { percentBps: 1_000, fixedAmount: 0, fixedCurrency: null }
 const LINES: WeightedLine[] = [

@@ -14,13 +14,13 @@ import {
   feeReturned,
   refundMovements,
   refundShares,
-  settlementTotals,
   shareAmong,
   type FailedRefund,
   type OrderRefund,
   type SettledRefundItem,
   type WeightedLine,
 } from '../../../domain/settlements/settlement-math.ts'
+import { settlementTotals } from '../../../domain/settlements/settlement-totals.ts'
 
 /** A deterministic pseudo-random sequence (xorshift), so failures reproduce. */
 function random(seed: number) {
