@@ -107,6 +107,9 @@ export function keepUnansweredRetention(deps: {
       if (deleted > 0) deps.logger.info({ deleted }, 'unanswered questions past their retention deleted')
     },
     intervalMs: deps.intervalMs,
+    // Retention is counted in days: nothing is due the moment an API starts, and a rolling restart of N instances
+    // would otherwise scan the table N times.
+    runAtStart: false,
     onError: (error) => deps.logger.warn({ err: error }, 'unanswered questions not purged; the next sweep retries'),
   })
 }
