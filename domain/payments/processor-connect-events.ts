@@ -8,7 +8,7 @@
  */
 import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
 import { applyAccountUpdated } from '../payouts/payout-accounts.ts'
-import { applyTransferReversed } from '../payouts/payout-transfers.ts'
+import { applyTransferReversed } from '../payouts/transfer-reversals.ts'
 import type { ProcessorEventEnvelope } from './online-processor-events.ts'
 import {
   isStale,

@@ -7,7 +7,7 @@
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { postEntry } from '../settlements/post-entry.ts'
-import { inTransitAccount, transferLines, type TransferMovement } from '../settlements/journal.ts'
+import { inTransitAccount, transferLines, type SentMoney, type TransferMovement } from '../settlements/journal.ts'
 
 export interface TransferForBooks {
   id: string
@@ -36,6 +36,7 @@ async function postedInTransit({ tx, tenantId }: UnitOfWork, transfer: TransferF
  * unit: back to the provider's payable balance for their next settlement).
  * @param amount - positive minor units
  * @param reference - the processor's transfer, for the entry's description
+ * @param sent - what moved on a balance kept in another currency (a converted transfer's PAID, REVERSED, RECOVERED)
  */
 export async function bookTransferMoney(
   uow: UnitOfWork,
@@ -43,7 +44,8 @@ export async function bookTransferMoney(
   movement: TransferMovement,
   amount: number,
   reference: string,
-  now: Date
+  now: Date,
+  sent?: SentMoney
 ): Promise<void> {
   if (amount <= 0 || !(await postedInTransit(uow, transfer))) return
   await postEntry(
@@ -55,6 +57,6 @@ export async function bookTransferMoney(
       description: `Payout transfer ${transfer.id}: ${movement.toLowerCase()} (${reference})`,
       postedAt: now,
     },
-    transferLines(movement, transfer.providerId, amount)
+    transferLines(movement, transfer.providerId, amount, sent)
   )
 }

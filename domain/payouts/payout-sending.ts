@@ -27,6 +27,10 @@ import { attemptKeyOf, dueOf, outlivedKey, owedOf, settledStatusOf } from './pay
 import { money } from '../reconciliation/differences.ts'
 import { recordFinding } from '../reconciliation/findings.ts'
 import { bookTransferMoney } from './payout-ledger.ts'
+import { conversionOfTransfer, reversedShareOf, sentAmountOf } from './transfer-conversion.ts'
+
+/** The processor's transferable unit in a currency (PayoutProcessor.transferUnit). */
+type UnitOf = (currency: string) => number
 
 type Outcome =
   | {
@@ -50,9 +54,13 @@ export async function lockTransfer({ tx, tenantId }: UnitOfWork, transferId: str
 const attemptsOf = ({ tx, tenantId }: UnitOfWork, transferId: string) =>
   tx.payoutTransferAttempt.findMany({ where: { tenantId, transferId }, orderBy: { attempt: 'asc' } })
 
-/** Records a new PENDING attempt of the transfer for what is still owed, first sent now. */
-async function recordAttempt(uow: UnitOfWork, transfer: PayoutTransfer, accountId: string, now: Date) {
+/**
+ * Records a new PENDING attempt of the transfer for what is still owed, first sent now: in the balance's currency at
+ * the transfer's rate when it converts (transfer-conversion.ts).
+ */
+async function recordAttempt(uow: UnitOfWork, transfer: PayoutTransfer, accountId: string, unit: UnitOf, now: Date) {
   const owed = owedOf(dueOf(transfer), await attemptsOf(uow, transfer.id))
+  const conversion = conversionOfTransfer(transfer)
   return uow.tx.payoutTransferAttempt.create({
     data: {
       id: newId('payoutAttempt'),
@@ -61,6 +69,10 @@ async function recordAttempt(uow: UnitOfWork, transfer: PayoutTransfer, accountI
       attempt: transfer.attempt,
       amount: owed,
       currency: transfer.currency,
+      ...(conversion && {
+        sentCurrency: conversion.currency,
+        sentAmount: sentAmountOf(owed, conversion, unit(conversion.currency)),
+      }),
       accountId,
       idempotencyKey: attemptKeyOf(uow.tenantId, transfer.id, transfer.attempt),
       status: 'PENDING',
@@ -70,7 +82,7 @@ async function recordAttempt(uow: UnitOfWork, transfer: PayoutTransfer, accountI
 }
 
 /** Step 1: the attempt to send (recorded now if it is new), or what the transfer already is. */
-async function begin(uow: UnitOfWork, transferId: string, now: Date): Promise<Start> {
+async function begin(uow: UnitOfWork, transferId: string, unit: UnitOf, now: Date): Promise<Start> {
   const transfer = await lockTransfer(uow, transferId)
   if (!transfer) throw notFound('payout transfer', transferId)
   if (transfer.status !== 'PENDING' || !transfer.accountId) return { kind: 'done', status: transfer.status }
@@ -83,7 +95,7 @@ async function begin(uow: UnitOfWork, transferId: string, now: Date): Promise<St
       await uow.tx.payoutTransfer.update({ where: { id: transferId }, data: { status: 'PAID', failureMessage: null } })
       return { kind: 'done', status: 'PAID' }
     }
-    return { kind: 'send', transfer, attempt: await recordAttempt(uow, transfer, transfer.accountId, now) }
+    return { kind: 'send', transfer, attempt: await recordAttempt(uow, transfer, transfer.accountId, unit, now) }
   }
   // Answered already (a sender that recorded the answer and died before the transfer did cannot exist: one transaction).
   if (attempt.status !== 'PENDING') return { kind: 'done', status: transfer.status }
@@ -102,7 +114,7 @@ async function begin(uow: UnitOfWork, transferId: string, now: Date): Promise<St
  * An attempt the processor does not know after its key may have been forgotten: FAILED, and the next attempt recorded
  * with a new key for what is still owed. @returns the new attempt; undefined when another sender moved on first
  */
-async function replaceForgotten(uow: UnitOfWork, forgotten: PayoutTransferAttempt, now: Date) {
+async function replaceForgotten(uow: UnitOfWork, forgotten: PayoutTransferAttempt, unit: UnitOf, now: Date) {
   const transfer = await lockTransfer(uow, forgotten.transferId)
   if (transfer?.status !== 'PENDING' || transfer.attempt !== forgotten.attempt || !transfer.accountId) return undefined
   const marked = await uow.tx.payoutTransferAttempt.updateMany({
@@ -117,7 +129,7 @@ async function replaceForgotten(uow: UnitOfWork, forgotten: PayoutTransferAttemp
     where: { id: transfer.id },
     data: { attempt: transfer.attempt + 1 },
   })
-  return recordAttempt(uow, next, transfer.accountId, now)
+  return recordAttempt(uow, next, transfer.accountId, unit, now)
 }
 
 /** Step 3: the processor's answer, on the attempt, the transfer and (when paid) the books. */
@@ -129,29 +141,39 @@ async function record(
 ): Promise<PayoutTransferStatus> {
   const transfer = await lockTransfer(uow, attempt.transferId)
   if (!transfer) throw notFound('payout transfer', attempt.transferId)
-  const paid = outcome.status === 'PAID'
-  // The books follow what the processor moved: the amount it holds, less what it took back meanwhile.
-  const amount = paid ? (outcome.found?.amount ?? attempt.amount) : attempt.amount
-  const reversed = paid ? Math.min(outcome.found?.amountReversed ?? 0, amount) : 0
+  const moved = outcome.status === 'PAID' ? movedBy(attempt, outcome.found) : undefined
+  const { amount, reversed } = moved ?? { amount: attempt.amount, reversed: 0 }
   const updated = await uow.tx.payoutTransferAttempt.updateMany({
     where: { id: attempt.id, status: 'PENDING' },
-    data: paid
-      ? {
-          status: 'PAID',
-          processorReference: outcome.reference,
-          amount,
-          amountReversed: reversed,
-          failureMessage: null,
-        }
-      : { status: 'FAILED', failureMessage: outcome.message },
+    data:
+      outcome.status === 'PAID'
+        ? {
+            status: 'PAID',
+            processorReference: outcome.reference,
+            amount,
+            amountReversed: reversed,
+            ...(moved?.sent && { sentAmount: moved.sent.amount, sentReversed: moved.sent.reversed }),
+            failureMessage: null,
+          }
+        : { status: 'FAILED', failureMessage: outcome.message },
   })
   // Another sender of the same attempt recorded the same answer first.
   if (updated.count === 0) return transfer.status
   const current = transfer.status === 'PENDING' && transfer.attempt === attempt.attempt
-  if (paid) {
-    await bookTransferMoney(uow, transfer, 'PAID', amount, outcome.reference, now)
+  if (outcome.status === 'PAID') {
+    const sent = moved?.sent
+    const inBalance = (part: number) => sent && { currency: sent.currency, amount: part }
+    await bookTransferMoney(uow, transfer, 'PAID', amount, outcome.reference, now, inBalance(sent?.amount ?? 0))
     if (reversed > 0) {
-      await bookTransferMoney(uow, transfer, 'REVERSED', reversed, outcome.reference, now)
+      await bookTransferMoney(
+        uow,
+        transfer,
+        'REVERSED',
+        reversed,
+        outcome.reference,
+        now,
+        inBalance(sent?.reversed ?? 0)
+      )
       await uow.tx.payoutTransfer.update({
         where: { id: transfer.id },
         data: { amountReversed: transfer.amountReversed + reversed },
@@ -170,22 +192,55 @@ async function record(
     where: { id: transfer.id },
     data: { status: 'FAILED', failureMessage: outcome.message },
   })
-  // The money waits in payouts_in_transit for an operator: a finding says so (issue 58), as a run would not.
+  await recordRefusal(uow, transfer, attempt, outcome.message, now)
+  return 'FAILED'
+}
+
+/** The money of a refused attempt waits in payouts_in_transit for an operator: a finding says so (issue 58). */
+async function recordRefusal(
+  uow: UnitOfWork,
+  transfer: PayoutTransfer,
+  attempt: PayoutTransferAttempt,
+  message: string,
+  now: Date
+) {
+  // What was sent: in the balance's currency when the transfer converts (issue 78).
+  const sent = { amount: attempt.sentAmount ?? attempt.amount, currency: attempt.sentCurrency ?? attempt.currency }
   await recordFinding(
     uow,
     {
       kind: 'PAYOUT_FAILED',
       objectType: 'TRANSFER',
       objectId: transfer.id,
-      ours: { amount: attempt.amount, currency: attempt.currency, status: 'FAILED' },
+      ours: { ...sent, status: 'FAILED' },
       detail:
-        `Payout transfer ${transfer.id}, attempt ${attempt.attempt} (${money(attempt.amount, attempt.currency)} to ` +
-        `provider ${transfer.providerId}), was refused by the payout processor: ${outcome.message.replace(/\.?$/, '.')} It waits in ` +
+        `Payout transfer ${transfer.id}, attempt ${attempt.attempt} (${money(sent.amount, sent.currency)} to ` +
+        `provider ${transfer.providerId}), was refused by the payout processor: ${message.replace(/\.?$/, '.')} It waits in ` +
         'transit for an operator to retry it.',
     },
     now
   )
-  return 'FAILED'
+}
+
+/**
+ * What a paid attempt moved, as the books hold it: what the processor holds (when it was looked up rather than answered:
+ * it may have reversed some since), in the settlement's currency and, for a converted transfer, in the balance's too.
+ */
+function movedBy(attempt: PayoutTransferAttempt, found: { amount: number; amountReversed: number } | undefined) {
+  if (attempt.sentCurrency === null || attempt.sentAmount === null) {
+    const amount = found?.amount ?? attempt.amount
+    return { amount, reversed: Math.min(found?.amountReversed ?? 0, amount), sent: undefined }
+  }
+  // The processor's figures are in the balance's currency; the settlement's are their share of the attempt's amount.
+  const sentAmount = found?.amount ?? attempt.sentAmount
+  const sentReversed = Math.min(found?.amountReversed ?? 0, sentAmount)
+  const amount =
+    sentAmount === attempt.sentAmount ? attempt.amount : reversedShareOf(sentAmount, attempt.sentAmount, attempt.amount)
+  return {
+    amount,
+    reversed: reversedShareOf(sentReversed, sentAmount, amount),
+    sent: { currency: attempt.sentCurrency, amount: sentAmount, reversed: sentReversed },
+  }
 }
 
 /** Step 2: one call to the processor. Refusals are answers; anything else is thrown, to be retried with the same key. */
@@ -203,8 +258,8 @@ async function send(
       providerId: transfer.providerId,
       // The attempt's own account and amount: a resend with its key must be the very same request.
       accountId: attempt.accountId,
-      amount: attempt.amount,
-      currency: attempt.currency,
+      amount: attempt.sentAmount ?? attempt.amount,
+      currency: attempt.sentCurrency ?? attempt.currency,
       idempotencyKey: attempt.idempotencyKey,
     })
     return { status: 'PAID', reference: made.id }
@@ -229,7 +284,8 @@ export async function sendPayout(
   now: Date
 ): Promise<PayoutTransferStatus> {
   const inTenant = <T>(work: (uow: UnitOfWork) => Promise<T>) => runInUnitOfWork(db, tenantId, work)
-  const start = await inTenant((uow) => begin(uow, transferId, now))
+  const unit = (currency: string) => processor.transferUnit(currency)
+  const start = await inTenant((uow) => begin(uow, transferId, unit, now))
   if (start.kind === 'done') return start.status
   let { attempt } = start
   if (start.kind === 'look_up') {
@@ -242,7 +298,7 @@ export async function sendPayout(
       const outcome = { status: 'PAID' as const, reference: found.id, found }
       return inTenant((uow) => record(uow, attempt, outcome, now))
     }
-    const next = await inTenant((uow) => replaceForgotten(uow, attempt, now))
+    const next = await inTenant((uow) => replaceForgotten(uow, attempt, unit, now))
     if (!next) return inTenant(async (uow) => (await lockTransfer(uow, transferId))!.status)
     attempt = next
   }

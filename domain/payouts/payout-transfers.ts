@@ -6,21 +6,21 @@
  * visible; one the processor takes back, in part or whole, is PARTIALLY_REVERSED or REVERSED; an operator retries
  * any of them, and the retry sends only what is still owed. With a payout processor the run's journal entry moved the
  * payout to `payouts_in_transit:<provider>`; each attempt paid moves it out of the books, each reversal back in
- * (domain/payouts/payout-ledger.ts).
+ * (domain/payouts/payout-ledger.ts, transfer-reversals.ts). A tenant whose processor balance keeps another currency
+ * is sent in it (transfer-conversion.ts).
  */
 import type { PayoutAttemptStatus, PayoutTransferStatus } from '../../generated/prisma/enums.ts'
 import type { Db } from '../../infra/db.ts'
-import { runInUnitOfWork, type UnitOfWork } from '../../infra/unit-of-work.ts'
+import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { dependencyUnavailable, invalidStateTransition, notFound } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { PayoutProcessor } from './payout-processor.ts'
 import { dueOf, owedOf, settledStatusOf } from './payout-attempts.ts'
 import { describeAmount } from '../pricing/money.ts'
-import { transferableOf } from '../settlements/settlement-totals.ts'
-import { payableBalance } from '../settlements/provider-terms.ts'
 import { bookTransferMoney } from './payout-ledger.ts'
 import { heldAtTransfer } from './transfer-holds.ts'
-import { lockTransfer, sendPayout } from './payout-sending.ts'
+import { sendPayout } from './payout-sending.ts'
+import { conversionOfTransfer, loadConversion, sendableOf } from './transfer-conversion.ts'
 
 export interface PayoutAttemptView {
   attempt: number
@@ -29,6 +29,8 @@ export interface PayoutAttemptView {
   accountId: string
   processorReference: string | null
   amountReversed: number
+  /** What it sent in the balance's currency, when the transfer converts (issue 78); null otherwise. */
+  sent: { currency: string; amount: number; amountReversed: number } | null
   failureMessage: string | null
   firstSentAt: Date | null
 }
@@ -50,6 +52,11 @@ export interface PayoutTransferView {
   amountCarried: number
   /** Of amountCarried, held back at the transfer for disputes and refunds opened since the settlement (issue 78). */
   amountHeld: number
+  /**
+   * Sent from a balance kept in another currency (issue 78): that currency, the rate of the settlement's charges
+   * (minor units of it per minor unit of `currency`) and what arrived in it, net of reversals. Null: sent in `currency`.
+   */
+  sent: { currency: string; rate: number; amount: number } | null
   failureMessage: string | null
   /** Every send, oldest first. */
   attempts: PayoutAttemptView[]
@@ -101,7 +108,9 @@ export async function preparePayouts(
     const accountId = active.get(p.providerId)
     // A BLOCKED transfer holds nothing yet: it is measured when an operator sends it (retryPayout).
     const held = accountId ? await heldAtTransfer(uow, p.providerId, p.currency, now) : 0
-    const sendable = transferableOf(p.payoutAmount - Math.min(held, p.payoutAmount), unit(p.currency))
+    // Sent in the currency the processor settled the sessions' charges in, at their rate (issue 78).
+    const conversion = await loadConversion(uow, p.id, p.currency)
+    const sendable = sendableOf(p.payoutAmount - Math.min(held, p.payoutAmount), unit, p.currency, conversion)
     const carried = p.payoutAmount - sendable
     const transfer = await tx.payoutTransfer.create({
       data: {
@@ -112,6 +121,7 @@ export async function preparePayouts(
         providerId: p.providerId,
         amount: p.payoutAmount,
         currency: p.currency,
+        ...(conversion && { sentCurrency: conversion.currency, sentRate: conversion.rate }),
         status: !accountId ? 'BLOCKED' : sendable > 0 ? 'PENDING' : 'PAID',
         accountId: accountId ?? null,
         amountCarried: carried,
@@ -175,7 +185,8 @@ export async function retryPayout(
   }
   // A retry is a transfer step too: what the provider's disputes and refunds opened since would take is held back.
   const held = Math.min(owed, await heldAtTransfer(uow, transfer.providerId, transfer.currency, now))
-  const sendable = transferableOf(owed - held, processor.transferUnit(transfer.currency))
+  const unit = (currency: string) => processor.transferUnit(currency)
+  const sendable = sendableOf(owed - held, unit, transfer.currency, conversionOfTransfer(transfer))
   const carried = owed - sendable
   const amountCarried = transfer.amountCarried + carried
   const amountHeld = transfer.amountHeld + held
@@ -216,71 +227,6 @@ export async function retryPayout(
   return (await viewsOf(uow, { id: transferId }))[0]!
 }
 
-/**
- * The processor took back (part of) a paid attempt: the amount reversed is recorded on the attempt (matched by the
- * processor's transfer) and the transfer, which is PARTIALLY_REVERSED while the provider still holds some of it and
- * REVERSED once nothing is left; the money comes back into the books, owed to the provider again. A reversal the
- * platform made to recover what the provider owed is a recovery instead (its metadata says `purpose: recovery`, or it
- * says nothing and the provider owes the platform then: up to what they owe): it settles their payable balance and
- * is never owed or sent again, so the transfer stays PAID (issue 46). Idempotent by the cumulative amount reversed,
- * so a redelivery or an older event changes nothing.
- */
-export async function applyTransferReversed(
-  db: Db,
-  event: {
-    tenantId: string
-    transferId: string
-    processorReference: string
-    amountReversed: number
-    amountRecovered: number
-  },
-  now = new Date()
-): Promise<'applied' | 'unchanged' | 'unknown_record'> {
-  return runInUnitOfWork(db, event.tenantId, async (uow) => {
-    const { tx, tenantId } = uow
-    const transfer = await lockTransfer(uow, event.transferId)
-    if (!transfer) return 'unknown_record'
-    const attempt = await tx.payoutTransferAttempt.findFirst({
-      where: { tenantId, transferId: transfer.id, processorReference: event.processorReference, status: 'PAID' },
-    })
-    if (!attempt) return 'unknown_record'
-    const reversedNow = Math.min(event.amountReversed, attempt.amount)
-    if (reversedNow <= attempt.amountReversed) return 'unchanged'
-    const taken = reversedNow - attempt.amountReversed
-    // Of what was taken now, the platform's recoveries (issue 46) settle what the provider owed; the rest is owed again.
-    // A reversal that says it recovers is one; one that says nothing recovers what the provider owes the platform
-    // then (a clawback carried forward: their payable balance below zero), since sending that back would pay them
-    // money they owe; anything beyond it is owed to them again.
-    const tagged =
-      Math.max(Math.min(event.amountRecovered, reversedNow), attempt.amountRecovered) - attempt.amountRecovered
-    const owes = Math.max(0, -(await payableBalance(uow, transfer.providerId, transfer.currency)))
-    const recovered = tagged + Math.min(taken - tagged, Math.max(0, owes - tagged))
-    const recoveredNow = attempt.amountRecovered + recovered
-    await tx.payoutTransferAttempt.update({
-      where: { id: attempt.id },
-      data: { amountReversed: reversedNow, amountRecovered: recoveredNow },
-    })
-    const attempts = await tx.payoutTransferAttempt.findMany({ where: { tenantId, transferId: transfer.id } })
-    // A retry in flight stays PENDING; its answer decides the status (payout-sending.ts).
-    const status = transfer.status === 'PENDING' ? 'PENDING' : settledStatusOf(dueOf(transfer), attempts)
-    const amountReversed = transfer.amountReversed + taken
-    await tx.payoutTransfer.update({
-      where: { id: transfer.id },
-      data: {
-        status,
-        amountReversed,
-        failureMessage:
-          status === 'PAID'
-            ? `Recovered by the platform: ${amountReversed} of ${transfer.amount} taken back for what the provider owed.`
-            : `Reversed by the payout processor: ${amountReversed} of ${transfer.amount} taken back.`,
-      },
-    })
-    await bookTransferMoney(uow, transfer, 'REVERSED', taken - recovered, event.processorReference, now)
-    await bookTransferMoney(uow, transfer, 'RECOVERED', recovered, event.processorReference, now)
-    return 'applied'
-  })
-}
-
 /** Transfers with their attempts, as the API shows them. */
 async function viewsOf(
   { tx, tenantId }: UnitOfWork,
@@ -305,6 +251,16 @@ async function viewsOf(
     amountReversed: t.amountReversed,
     amountCarried: t.amountCarried,
     amountHeld: t.amountHeld,
+    sent:
+      t.sentCurrency === null || t.sentRate === null
+        ? null
+        : {
+            currency: t.sentCurrency,
+            rate: t.sentRate,
+            amount: attempts
+              .filter((a) => a.transferId === t.id && a.status === 'PAID')
+              .reduce((sum, a) => sum + (a.sentAmount ?? 0) - a.sentReversed, 0),
+          },
     failureMessage: t.failureMessage,
     attempts: attempts
       .filter((a) => a.transferId === t.id)
@@ -315,6 +271,10 @@ async function viewsOf(
         accountId: a.accountId,
         processorReference: a.processorReference,
         amountReversed: a.amountReversed,
+        sent:
+          a.sentCurrency === null || a.sentAmount === null
+            ? null
+            : { currency: a.sentCurrency, amount: a.sentAmount, amountReversed: a.sentReversed },
         failureMessage: a.failureMessage,
         firstSentAt: a.firstSentAt,
       })),

@@ -246,12 +246,13 @@ export async function loadTransferSends(
     ).map((a) => a.transferId)
   )
   return [
+    // What the processor holds of a converted send is in the balance's currency (issue 78).
     ...attempts.map((a): OurTransfer => ({
       id: a.id,
       transferId: a.transferId,
-      amount: a.amount,
-      amountReversed: a.amountReversed,
-      currency: a.currency,
+      amount: a.sentAmount ?? a.amount,
+      amountReversed: a.sentAmount === null ? a.amountReversed : a.sentReversed,
+      currency: a.sentCurrency ?? a.currency,
       status: a.status,
       processorReference: a.processorReference,
       createdAt: a.createdAt,

@@ -64,6 +64,10 @@
  * | reversed r (the processor took it back) | clearing r | payouts_in_transit r |
  * | recovered r (the platform took it back for what the provider owed) | clearing r | provider_payable r |
  * | carried c (below the processor's transferable unit, at a retry) | payouts_in_transit c | provider_payable c |
+ *
+ * A transfer sent from a balance kept in another currency (issue 78) moves a in the settlement's currency and s in the
+ * balance's: paid is payouts_in_transit a / fx_conversion a, then fx_conversion s / clearing s (reversed and recovered
+ * the opposite way).
  */
 
 export const CLEARING = 'clearing'
@@ -243,24 +247,48 @@ export type TransferMovement = 'PAID' | 'REVERSED' | 'RECOVERED' | 'CARRIED'
  * moves no money: the part of a retried transfer the processor cannot transfer (below its unit) goes back from in
  * transit to the provider's payable balance, so their next settlement pays it with what they earn.
  */
-export function transferLines(movement: TransferMovement, providerId: string, amount: number): JournalLine[] {
+export function transferLines(
+  movement: TransferMovement,
+  providerId: string,
+  amount: number,
+  sent?: SentMoney
+): JournalLine[] {
   if (movement === 'CARRIED') {
     return toLines([
       [inTransitAccount(providerId), amount],
       [payableAccount(providerId), -amount],
     ])
   }
-  if (movement === 'RECOVERED') {
-    return toLines([
-      [CLEARING, amount],
-      [payableAccount(providerId), -amount],
-    ])
-  }
   const sign = movement === 'PAID' ? 1 : -1
-  return toLines([
-    [inTransitAccount(providerId), sign * amount],
-    [CLEARING, -sign * amount],
-  ])
+  const owedSide = movement === 'RECOVERED' ? payableAccount(providerId) : inTransitAccount(providerId)
+  if (!sent) {
+    const postings: Array<[string, number]> = [
+      [owedSide, sign * amount],
+      [CLEARING, -sign * amount],
+    ]
+    // A recovery lists the money coming in first, as it always has.
+    return toLines(movement === 'RECOVERED' ? postings.reverse() : postings)
+  }
+  // Sent from a balance in another currency: each currency balances on its own through fx_conversion, whose two sides
+  // differ by the rate and the rounding to what the processor transfers.
+  return [
+    ...toLines([
+      [owedSide, sign * amount],
+      [FX_CONVERSION, -sign * amount],
+    ]),
+    ...toLines([
+      [FX_CONVERSION, sign * sent.amount],
+      [CLEARING, -sign * sent.amount],
+    ]).map((line) => ({ ...line, currency: sent.currency })),
+  ]
+}
+
+/** What a transfer moved on a balance kept in another currency than its settlement's (issue 78). */
+export interface SentMoney {
+  /** Upper-case ISO code of the balance. */
+  currency: string
+  /** Positive minor units of it. */
+  amount: number
 }
 
 /** Signed postings as lines: a debit when positive, a credit when negative, none for zero. */

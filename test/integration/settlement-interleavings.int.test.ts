@@ -5,7 +5,9 @@
  * transfers reversed by Stripe (in full or in part) and retried by an operator, or reversed to recover what a provider
  * owes after a chargeback or refund of money already paid out (a reversal that says so, or one that says nothing while
  * the provider owes), disputed between a settlement's end and its transfer, or — both providers' sessions on one
- * order — refunded by line (issue 78) — in USD, HUF (paid out in whole forints) or KWD (amounts ending in 0), the books
+ * order — refunded by line (issue 78) — in USD, HUF (paid out in whole forints) or KWD (amounts ending in 0), or in USD
+ * by an account whose Stripe balance keeps euros (each charge converted at the day's rate, payouts sent in euros at
+ * the charges' rate: issue 78, item 1), the books
  * hold, nothing held in a reserve is ever paid out, nothing recovered is owed or sent again, no remainder of a payout
  * rounded down to what Stripe transfers is lost, a dispute opened before a transfer is held back from it, a line is
  * never refunded beyond what the API says it holds, and what settlements took from each line is what the API says
@@ -16,7 +18,8 @@
  * After every settlement and at the end of each run:
  *
  * - the tenant's books pass the ledger check against what the proxy's Stripe holds (reserves included);
- * - every transfer Stripe holds for the tenant is an amount Stripe can transfer in the run's currency;
+ * - every transfer Stripe holds for the tenant is an amount Stripe can transfer in its currency, the balance's when it
+ *   converts;
  * - the tenant's balances (`GET /v1/marketplace/ledger/balances`) sum to zero;
  * - each provider settlement pays max(0, carriedForward + net − reserveAmount) rounded down to the transferable unit,
  *   the remainder below one unit, its carriedForward is the provider's payable balance just before it and its
@@ -179,7 +182,23 @@ interface Run {
   totals: Map<string, Totals>
   /** What the run's recovering reversals took from each provider, as Stripe holds them (ISO minor units). */
   recovered: Map<string, number>
+  /** The currency Stripe's balance keeps when it is not the run's (lower case): it converts every charge. */
+  keeps?: string
 }
+
+/** The day's rate of a converted run's next charge: three, so a settlement's transfer weighs several. */
+const RATES = [0.9, 0.92, 0.87] as const
+
+/** What the platform recorded as recovered of the send Stripe holds as `reference`, in the run's currency. */
+const recoveredOf = (run: Run, reference: string) =>
+  runInUnitOfWork(platform.db, run.t.tenantId, async ({ tx }) => {
+    const attempt = await tx.payoutTransferAttempt.findFirst({ where: { processorReference: reference } })
+    return attempt?.amountRecovered ?? 0
+  })
+
+/** What a reversal of `sentReversed` of an attempt that sent `sent` for `amount` is in the run's currency. */
+const shareOf = (sentReversed: number, sent: number, amount: number) =>
+  sentReversed >= sent ? amount : Math.round((sentReversed * amount) / sent)
 
 const START = new Date('2026-01-01T00:00:00Z')
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0)
@@ -237,7 +256,8 @@ type PayoutView = {
   amount: number
   amountCarried: number
   amountHeld: number
-  attempts: Array<{ processorReference: string | null }>
+  sent: { currency: string } | null
+  attempts: Array<{ processorReference: string | null; amount: number; sent: { amount: number | null } | null }>
 }
 
 /** Every payout transfer of the run's settlements. */
@@ -284,33 +304,41 @@ const reached = {
   lineRefund: 0,
   lineRefused: 0,
   lineAgreesWithSettlements: 0,
+  convertedPayout: 0,
+  convertedReversal: 0,
 }
 
 /** The invariants that hold at any moment between steps (after a settlement, and at the end of a run). */
 async function expectInvariants(run: Run): Promise<void> {
   await expectLedgerHolds(platform, run.t.tenantId, stripeMock)
-  const unit = stripeAmountUnit(run.currency, 'transfer')
   const transfers = stripeTransfers(run)
   for (const tr of transfers) {
+    const currency = tr.currency.toUpperCase()
+    expect(currency, `transfer ${tr.id} from the balance's currency`).toBe((run.keeps ?? run.currency).toUpperCase())
     const ours = fromStripeAmount(tr.amount, tr.currency)
-    expect(toStripeAmount(ours, run.currency, 'transfer'), `transfer ${tr.id} of ${ours} ${run.currency}`).toEqual({
+    expect(toStripeAmount(ours, currency, 'transfer'), `transfer ${tr.id} of ${ours} ${currency}`).toEqual({
       amount: tr.amount,
     })
-    expect(ours % unit, `transfer ${tr.id} of ${ours} ${run.currency} in whole transferable units`).toBe(0)
+    const unit = stripeAmountUnit(currency, 'transfer')
+    expect(ours % unit, `transfer ${tr.id} of ${ours} ${currency} in whole transferable units`).toBe(0)
   }
   const balances = await balancesOf(run)
   const payouts = await payoutsOf(run)
+  // What Stripe holds of a send, net of reversals, in the run's currency: a converted one's reversals are their share.
+  const sends = new Map(payouts.flatMap((p) => p.attempts.map((a) => [a.processorReference, a] as const)))
+  const netOf = (tr: (typeof transfers)[number]) => {
+    const send = sends.get(tr.id)
+    const reversed = Number(tr.amount_reversed ?? 0)
+    if (!send?.sent?.amount) return fromStripeAmount(tr.amount - reversed, tr.currency)
+    return send.amount - shareOf(reversed, send.sent.amount, send.amount)
+  }
   for (const providerId of run.providers) {
     const totals = run.totals.get(providerId) ?? { net: 0, reserve: 0, payout: 0 }
     const { payable, reserve, inTransit } = balances(providerId)
     const mine = payouts.filter((p) => p.providerId === providerId)
     const carriedBack = sum(mine.map((p) => p.amountCarried))
     const references = new Set(mine.flatMap((p) => p.attempts.map((a) => a.processorReference)))
-    const atStripe = sum(
-      transfers
-        .filter((tr) => references.has(tr.id))
-        .map((tr) => fromStripeAmount(tr.amount - Number(tr.amount_reversed ?? 0), tr.currency))
-    )
+    const atStripe = sum(transfers.filter((tr) => references.has(tr.id)).map(netOf))
     const paidOut = totals.payout - carriedBack
     const recovered = run.recovered.get(providerId) ?? 0
     const where = `provider ${providerId} ${JSON.stringify({ totals, payable, reserve, inTransit, carriedBack, atStripe, recovered })}`
@@ -358,12 +386,10 @@ async function settle(run: Run, until?: Date): Promise<ProviderResult[]> {
   const unit = stripeAmountUnit(run.currency, 'transfer')
   const after = await balancesOf(run)
   // What its transfers held back went back to the payable balance (issue 78): all they carried yet.
-  const held = new Map(
-    ((await ok(run.t, 'GET', `/v1/marketplace/settlements/${id}/payouts`)).data as PayoutView[]).map((p) => [
-      p.providerId,
-      p.amountCarried,
-    ])
-  )
+  const transfers = (await ok(run.t, 'GET', `/v1/marketplace/settlements/${id}/payouts`)).data as PayoutView[]
+  const held = new Map(transfers.map((p) => [p.providerId, p.amountCarried]))
+  // A converted run's transfers are sent from the balance's currency (issue 78, item 1).
+  if (run.keeps && transfers.some((p) => p.sent?.currency === run.keeps!.toUpperCase())) reached.convertedPayout++
   for (const ps of view.providers as ProviderResult[]) {
     const where = `settlement ${id}: ${JSON.stringify(ps)}`
     const available = ps.carriedForward + ps.netAmount - ps.reserveAmount
@@ -413,6 +439,7 @@ async function lateDispute(run: Run, s: Extract<Step, { kind: 'lateDispute' }>):
     session !== undefined && session.lineIds.length === 1 && !session.settled && keptOf(session) === session.amount
   if (session && keptOf(session) > 0) {
     const opened = stripeMock.addDispute({ paymentIntent: session.intentId, amount: keptOf(session) })
+    disputeMoves(run, opened.id)
     await atStripe('charge.dispute.created', opened.id)
     session.dispute = { id: opened.id, state: 'open' }
   }
@@ -430,6 +457,20 @@ async function lateDispute(run: Run, s: Extract<Step, { kind: 'lateDispute' }>):
     payout.amountHeld,
     `transfer ${payout.id}: held back of the session disputed before it ${JSON.stringify({ payout, result })}`
   ).toBeGreaterThanOrEqual(Math.min(payout.amount, share))
+}
+
+/**
+ * A converted run's dispute as Stripe's balance holds it: the disputed amount withdrawn in the balance's currency at
+ * the day's rate, and given back the same way when the funds are reinstated (`reinstated`).
+ */
+function disputeMoves(run: Run, disputeId: string, reinstated = false) {
+  if (!run.keeps) return
+  const dispute = stripeMock.get(disputeId)
+  const moved = Math.round(Number(dispute.amount) * RATES[0])
+  const move = (amount: number) => ({ amount, fee: 0, net: amount, currency: run.keeps, exchange_rate: RATES[0] })
+  stripeMock.update(disputeId, {
+    balance_transactions: reinstated ? [move(-moved), move(moved)] : [move(-moved)],
+  })
 }
 
 /** What Stripe kept of a session's charge: its amount less what Stripe refunded or is refunding of it. */
@@ -502,6 +543,7 @@ async function perform(run: Run, s: Step): Promise<void> {
       const also = s.pair
         ? { providerId: run.providers[other], amount: priceOf(SIZES[(s.size + 1) % SIZES.length]!, run.currency) }
         : undefined
+      if (run.keeps) stripeMock.settleIn({ currency: run.keeps, rate: RATES[run.sessions.length % RATES.length]! })
       const session = await centres.paidSession(run.t, run.providers[s.provider], amount, run.currency, also)
       run.sessions.push({
         provider: s.provider,
@@ -539,6 +581,7 @@ async function perform(run: Run, s: Step): Promise<void> {
       const decided = s.outcome === 'open' ? undefined : nth(open, s.pick)
       if (decided?.dispute) {
         stripeMock.update(decided.dispute.id, { status: s.outcome })
+        if (s.outcome === 'won') disputeMoves(run, decided.dispute.id, true)
         await atStripe('charge.dispute.closed', decided.dispute.id)
         decided.dispute.state = s.outcome
         if (s.outcome === 'lost') reached.disputeLost++
@@ -547,6 +590,7 @@ async function perform(run: Run, s: Step): Promise<void> {
       const reinstated = s.outcome === 'won' ? nth(lost, s.pick) : undefined
       if (reinstated?.dispute) {
         stripeMock.update(reinstated.dispute.id, { status: 'won' })
+        disputeMoves(run, reinstated.dispute.id, true)
         await atStripe('charge.dispute.funds_reinstated', reinstated.dispute.id)
         reinstated.dispute.state = 'won'
         return
@@ -560,6 +604,7 @@ async function perform(run: Run, s: Step): Promise<void> {
       const kept = keptOf(session)
       if (kept <= 0) return
       const opened = stripeMock.addDispute({ paymentIntent: session.intentId, amount: kept })
+      disputeMoves(run, opened.id)
       await atStripe('charge.dispute.created', opened.id)
       session.dispute = { id: opened.id, state: 'open' }
       return
@@ -610,6 +655,7 @@ async function perform(run: Run, s: Step): Promise<void> {
       stripeMock.reverseTransfer(transfer.id, amount)
       expect(await centres.deliver(stripeMock.event('transfer.reversed', transfer.id))).toBe('applied')
       reached.reversed++
+      if (run.keeps) reached.convertedReversal++
       return
     }
     case 'recover': {
@@ -625,10 +671,19 @@ async function perform(run: Run, s: Step): Promise<void> {
       // excess, paid by their next settlement), an untagged one only up to what they owe (the rest is in transit).
       const amount = s.quarters === undefined ? left : Math.floor((left * s.quarters) / 4 / chargeUnit) * chargeUnit
       if (amount <= 0) return
+      const before = await recoveredOf(run, transfer.id)
       stripeMock.reverseTransfer(transfer.id, amount, s.tagged ? { purpose: 'recovery' } : {})
       expect(await centres.deliver(stripeMock.event('transfer.reversed', transfer.id))).toBe('applied')
       const taken = fromStripeAmount(amount, transfer.currency)
-      run.recovered.set(providerId, (run.recovered.get(providerId) ?? 0) + (s.tagged ? taken : Math.min(taken, owes)))
+      // A converted send's recovery is its share of the send's amount, as the platform recorded it (the rule's own
+      // unit test: test/unit/domain/payouts/transfer-conversion.test.ts); the books are held to it all the same.
+      const recovered = run.keeps
+        ? (await recoveredOf(run, transfer.id)) - before
+        : s.tagged
+          ? taken
+          : Math.min(taken, owes)
+      run.recovered.set(providerId, (run.recovered.get(providerId) ?? 0) + recovered)
+      if (run.keeps) reached.convertedReversal++
       reached.recovered++
       if (!s.tagged) reached.untaggedRecovered++
       return
@@ -679,13 +734,16 @@ const steps = fc
   .map(([first, then]) => [...first, ...then])
 
 it('never pays out what a reserve holds, nor loses a remainder, in any interleaving of sessions, refunds, disputes, settlements and reversals', async () => {
-  const currency = fc.constantFrom('USD', 'HUF', 'KWD')
+  // `USD/EUR`: US families pay in dollars into a Stripe balance that keeps euros (issue 78, item 1).
+  const currency = fc.constantFrom('USD', 'HUF', 'KWD', 'USD/EUR')
   await fc.assert(
-    fc.asyncProperty(steps, currency, async (steps, currency) => {
+    fc.asyncProperty(steps, currency, async (steps, drawn) => {
+      const [currency, keeps] = drawn.split('/') as [string, string | undefined]
       const { t, providers } = await newCentre()
       const run: Run = {
         t,
         currency,
+        ...(keeps && { keeps: keeps.toLowerCase() }),
         providers,
         sessions: [],
         settlements: [],
@@ -693,7 +751,9 @@ it('never pays out what a reserve holds, nor loses a remainder, in any interleav
         totals: new Map(),
         recovered: new Map(),
       }
-      if (process.env.SETTLEMENT_PROPERTY_TRACE) console.info(currency, steps.map((x) => JSON.stringify(x)).join(' '))
+      if (process.env.SETTLEMENT_PROPERTY_TRACE) console.info(drawn, steps.map((x) => JSON.stringify(x)).join(' '))
+      // Each run's balance keeps what it draws: a converted run sets the day's rate before each charge.
+      stripeMock.settleIn(null)
       for (const s of steps) await perform(run, s)
       // At the end of the run, as the steps left it; then settled once more, so what they decided is settled too.
       await expectInvariants(run)
@@ -723,6 +783,26 @@ it('never pays out what a reserve holds, nor loses a remainder, in any interleav
       // A fixed seed in CI, so the cases reached (checked below) are the same on every run; another to explore.
       seed: Number(process.env.SETTLEMENT_PROPERTY_SEED ?? 58),
       examples: [
+        // USD into a balance kept in euros: two charges at different rates settled and sent in euros at their
+        // weighted rate, a reversal in euros retried, a chargeback after the payout recovered by a reversal that says
+        // nothing, a line refund and a dispute opened before a transfer, with Stripe's balance converted throughout.
+        [
+          [
+            { kind: 'session', provider: 0, size: 3 },
+            { kind: 'session', provider: 1, size: 1, pair: true },
+            { kind: 'settle' },
+            { kind: 'reverse', pick: 0, quarters: 2 },
+            { kind: 'retry', pick: 0 },
+            { kind: 'dispute', pick: 0, outcome: 'lost' },
+            { kind: 'dispute', pick: 0, outcome: 'lost' },
+            { kind: 'session', provider: 0, size: 0 },
+            { kind: 'settle' },
+            { kind: 'recover', pick: 0, quarters: undefined, tagged: false },
+            { kind: 'lineRefund', pick: 0, line: 1, quarters: 2 },
+            { kind: 'lateDispute', pick: 1 },
+          ],
+          'USD/EUR',
+        ],
         // A HUF session disputed before a settlement (held), lost before the next (released and charged back), beside
         // sessions whose payouts leave remainders below a forint.
         [
@@ -848,6 +928,8 @@ it('never pays out what a reserve holds, nor loses a remainder, in any interleav
   expect(reached.untaggedRecovered, seen).toBeGreaterThan(0)
   expect(reached.heldAtTransfer, seen).toBeGreaterThan(0)
   expect(reached.lineRefund, seen).toBeGreaterThan(0)
+  expect(reached.convertedPayout, seen).toBeGreaterThan(0)
+  expect(reached.convertedReversal, seen).toBeGreaterThan(0)
   expect(reached.lineRefused, seen).toBeGreaterThan(0)
   expect(reached.lineAgreesWithSettlements, seen).toBeGreaterThan(0)
   console.info(`settlement interleavings reached ${seen}`)

@@ -918,6 +918,89 @@ describe('payouts Stripe can make', () => {
   })
 })
 
+// Issue 78, item 1: a centre whose Stripe balance keeps euros is paid by US families in dollars. Stripe transfers only
+// from what the balance holds, so a payout in dollars was refused (FAILED, a finding, the provider unpaid). It is sent
+// in euros at the rate of the charges that paid the settlement's sessions; the settlement stays in dollars.
+describe('payouts from a balance Stripe converted (issue 78, item 1)', () => {
+  it('sends the payout in the currency the balance keeps, at the charges’ rate, and maps a reversal back', async () => {
+    stripeMock.settleIn({ currency: 'eur', rate: 0.9 })
+    try {
+      await convertedPayouts()
+    } finally {
+      stripeMock.settleIn(null)
+    }
+  })
+
+  async function convertedPayouts() {
+    const t = await newCentre()
+    const juno = await activeProvider(t, 'Juno SLP')
+    const inTransit = `payouts_in_transit:${juno}`
+    const start = new Date()
+    await centres.paidSession(t, juno, 10_000) // kept as 90.00 EUR
+    stripeMock.settleIn({ currency: 'eur', rate: 0.92 })
+    await centres.paidSession(t, juno, 5_000) // kept as 46.00 EUR
+    const first = await settleFrom(t, start)
+    const payout = first.provider.payoutAmount as number
+    expect(payout).toBeGreaterThan(0)
+    // Each session at its charge's rate, weighted by its gross: (9,000 + 4,600) / 15,000 EUR cents per US cent.
+    const rate = 13_600 / 15_000
+    const sent = Math.round(payout * rate)
+    const [transfer] = await payouts(t, first.id)
+    expect(transfer).toMatchObject({
+      amount: payout,
+      currency: 'USD',
+      status: 'PAID',
+      sent: { currency: 'EUR', amount: sent },
+    })
+    expect((transfer!.sent as { rate: number }).rate).toBeCloseTo(rate, 12)
+    expect(transferRequests(t.tenantId).map((r) => [r.form.amount, r.form.currency])).toEqual([[String(sent), 'eur']])
+    // Dollars leave transit through fx_conversion; euros leave clearing, as they left Stripe's balance.
+    const dollars = await books(t, 'USD')
+    expect([dollars(inTransit), dollars('clearing'), dollars('fx_conversion')]).toEqual([0, 0, 15_000 - payout])
+    const [paid] = await transferEntries(t, transfer!.id)
+    expect(paid).toEqual(
+      expect.arrayContaining([
+        { account: inTransit, debit: payout, credit: 0 },
+        { account: 'clearing', debit: 0, credit: sent },
+      ])
+    )
+
+    // Stripe takes back 10.00 EUR of it: that share of the dollars is owed again, and a retry sends it in euros.
+    expect(await deliver(reverse(transfer!.processorReference!, 1_000))).toBe('applied')
+    const owedAgain = Math.round((1_000 * payout) / sent)
+    expect((await payouts(t, first.id))[0]).toMatchObject({
+      status: 'PARTIALLY_REVERSED',
+      amountReversed: owedAgain,
+      sent: { currency: 'EUR', amount: sent - 1_000 },
+    })
+    const before = transferRequests(t.tenantId).length
+    const retried = await ok(t, 'POST', `/v1/marketplace/payouts/${transfer!.id}/retry`)
+    expect(retried).toMatchObject({ status: 'PAID', attempt: 2 })
+    expect(
+      transferRequests(t.tenantId)
+        .slice(before)
+        .map((r) => [r.form.amount, r.form.currency])
+    ).toEqual([[String(Math.round(owedAgain * rate)), 'eur']])
+    expect((await books(t, 'USD'))(inTransit)).toBe(0)
+
+    // A settlement of an adjustment alone has no charge of its own: it follows the latest charge, kept in euros at 0.92.
+    await ok(
+      t,
+      'POST',
+      '/v1/marketplace/adjustments',
+      { providerId: juno, amount: 1_000, currency: 'USD', reason: 'BONUS' },
+      201
+    )
+    const second = await settleFrom(t, first.end)
+    expect(second.provider).toMatchObject({ payoutAmount: 1_000 })
+    expect((await payouts(t, second.id))[0]).toMatchObject({
+      status: 'PAID',
+      sent: { currency: 'EUR', rate: 0.92, amount: 920 },
+    })
+    // The books against Stripe's, euros included, are checked after the test (afterEach).
+  }
+})
+
 // Issue 58, item 5: a session line was earned at the later of its completion and its payments' *creation*, so a card
 // payment started before a period's end and completed by its payer after that period was settled was back-dated into
 // it: a settlement of that period made after the money came (for a provider it had not settled) paid it, and one made

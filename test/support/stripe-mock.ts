@@ -97,7 +97,8 @@ export interface StripeMock {
   /**
    * The platform account's balance keeps `currency` from now on (null: each object's own): Stripe converts every
    * charge and refund made after it at `rate` (the object's currency to the balance's, both of two decimals here), and
-   * their balance transactions say what moved in it (issue 58, FX).
+   * their balance transactions say what moved in it (issue 58, FX); a transfer in another currency is refused
+   * (`balance_insufficient`), as the balance holds none of it (issue 78).
    */
   settleIn(balance: { currency: string; rate: number } | null): void
   /** A payer's dispute of an intent (`needs_response` unless given). */
@@ -548,6 +549,17 @@ function stripeModel() {
           type: 'invalid_request_error',
           code: 'charge_disputed',
           message: `Charge for ${String(charged.payment_intent)} has been charged back; cannot issue a refund.`,
+        },
+      })
+    }
+    // A balance that keeps another currency holds nothing in the charged one: Stripe refuses a transfer from it.
+    const from = type === 'transfer' ? request.form.currency?.toLowerCase() : undefined
+    if (id === undefined && balance && from !== undefined && from !== balance.currency) {
+      return json(400, {
+        error: {
+          type: 'invalid_request_error',
+          code: 'balance_insufficient',
+          message: `You have insufficient available funds in your Stripe account (${from.toUpperCase()}).`,
         },
       })
     }

@@ -61,6 +61,35 @@ export const PayoutAccountLink = PayoutAccount.extend({
   onboardingUrlExpiresAt: UtcDateTime,
 }).openapi('PayoutAccountLink')
 
+const PayoutAttemptSent = z
+  .object({
+    currency: z.string(),
+    amount: z.number().int().openapi({ description: 'Minor units of `currency` sent' }),
+    amountReversed: z.number().int().openapi({ description: 'Of it, taken back by the processor' }),
+  })
+  .openapi('PayoutAttemptSent', {
+    description:
+      "What it sent from a processor balance kept in another currency than the settlement's (its `amount` and " +
+      "`amountReversed` are their share in the settlement's currency); null when sent in the settlement's currency",
+  })
+
+const PayoutTransferSent = z
+  .object({
+    currency: z.string().openapi({ description: 'The currency the processor balance keeps (upper-case ISO)' }),
+    rate: z.number().openapi({
+      description:
+        "Minor units of it per minor unit of the settlement's currency: the value-weighted rate of the charges " +
+        "that paid the settlement's sessions (each charge's settled amount over its amount), fixed at the transfer",
+    }),
+    amount: z.number().int().openapi({ description: 'What arrived in it, net of reversals (minor units)' }),
+  })
+  .openapi('PayoutTransferSent', {
+    description:
+      'A payout from a processor balance kept in another currency (docs/marketplace.md, "Payouts from a ' +
+      'converted balance"): `amount` and `currency` are what the settlement owes, this is what was paid. Null ' +
+      "when sent in the settlement's currency",
+  })
+
 export const PayoutTransferAttempt = z
   .object({
     attempt: z
@@ -75,6 +104,7 @@ export const PayoutTransferAttempt = z
     accountId: z.string(),
     processorReference: z.string().nullable().openapi({ description: "The processor's transfer (Stripe: tr_...)" }),
     amountReversed: z.number().int().openapi({ description: 'Taken back of it by the processor' }),
+    sent: orNull(PayoutAttemptSent),
     failureMessage: z.string().nullable(),
     firstSentAt: UtcDateTime.nullable(),
   })
@@ -120,6 +150,7 @@ export const PayoutTransfer = z
           'payable balance (docs/marketplace.md, "Reserves"). The next settlement reserves it while they are open, ' +
           'takes it once lost or succeeded, and pays it once released',
       }),
+    sent: orNull(PayoutTransferSent),
     failureMessage: z.string().nullable(),
     attempts: z.array(PayoutTransferAttempt).openapi({ description: 'Every send of the transfer, oldest first' }),
     createdAt: UtcDateTime,

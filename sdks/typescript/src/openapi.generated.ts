@@ -6668,6 +6668,7 @@ export interface components {
             amountCarried: number;
             /** @description Of `amountCarried`, what the transfer step held back: what a settlement made at that moment would take or hold for the provider's disputes opened and refunds requested since their settlement, beyond their payable balance (docs/marketplace.md, "Reserves"). The next settlement reserves it while they are open, takes it once lost or succeeded, and pays it once released */
             amountHeld: number;
+            sent: components["schemas"]["PayoutTransferSent"] | null;
             failureMessage: string | null;
             /** @description Every send of the transfer, oldest first */
             attempts: components["schemas"]["PayoutTransferAttempt"][];
@@ -6687,6 +6688,15 @@ export interface components {
          * @enum {string}
          */
         PayoutTransferStatus: "PENDING" | "PAID" | "FAILED" | "REVERSED" | "PARTIALLY_REVERSED" | "BLOCKED";
+        /** @description A payout from a processor balance kept in another currency (docs/marketplace.md, "Payouts from a converted balance"): `amount` and `currency` are what the settlement owes, this is what was paid. Null when sent in the settlement's currency */
+        PayoutTransferSent: {
+            /** @description The currency the processor balance keeps (upper-case ISO) */
+            currency: string;
+            /** @description Minor units of it per minor unit of the settlement's currency: the value-weighted rate of the charges that paid the settlement's sessions (each charge's settled amount over its amount), fixed at the transfer */
+            rate: number;
+            /** @description What arrived in it, net of reversals (minor units) */
+            amount: number;
+        };
         PayoutTransferAttempt: {
             /** @description Its number; its idempotency key is `transfer:<tenant>:<transfer>:<attempt>` */
             attempt: number;
@@ -6698,6 +6708,7 @@ export interface components {
             processorReference: string | null;
             /** @description Taken back of it by the processor */
             amountReversed: number;
+            sent: components["schemas"]["PayoutAttemptSent"] | null;
             failureMessage: string | null;
             /**
              * Format: date-time
@@ -6710,6 +6721,14 @@ export interface components {
          * @enum {string}
          */
         PayoutAttemptStatus: "PENDING" | "PAID" | "FAILED";
+        /** @description What it sent from a processor balance kept in another currency than the settlement's (its `amount` and `amountReversed` are their share in the settlement's currency); null when sent in the settlement's currency */
+        PayoutAttemptSent: {
+            currency: string;
+            /** @description Minor units of `currency` sent */
+            amount: number;
+            /** @description Of it, taken back by the processor */
+            amountReversed: number;
+        };
         ReconciliationFindingPage: {
             data: components["schemas"]["ReconciliationFinding"][];
             nextCursor: string | null;

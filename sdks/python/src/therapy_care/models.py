@@ -3694,6 +3694,38 @@ class PayoutAccountLinkRequest(BaseModel):
     ]
 
 
+class PayoutTransferSent(BaseModel):
+    """
+    A payout from a processor balance kept in another currency (docs/marketplace.md, "Payouts from a converted balance"): `amount` and `currency` are what the settlement owes, this is what was paid. Null when sent in the settlement's currency
+    """
+
+    currency: Annotated[
+        str,
+        Field(description='The currency the processor balance keeps (upper-case ISO)'),
+    ]
+    rate: Annotated[
+        float,
+        Field(
+            description="Minor units of it per minor unit of the settlement's currency: the value-weighted rate of the charges that paid the settlement's sessions (each charge's settled amount over its amount), fixed at the transfer"
+        ),
+    ]
+    amount: Annotated[
+        int, Field(description='What arrived in it, net of reversals (minor units)')
+    ]
+
+
+class PayoutAttemptSent(BaseModel):
+    """
+    What it sent from a processor balance kept in another currency than the settlement's (its `amount` and `amountReversed` are their share in the settlement's currency); null when sent in the settlement's currency
+    """
+
+    currency: str
+    amount: Annotated[int, Field(description='Minor units of `currency` sent')]
+    amountReversed: Annotated[
+        int, Field(description='Of it, taken back by the processor')
+    ]
+
+
 class ReconciliationFindingSide(BaseModel):
     amount: Annotated[
         int | None, Field(description='Minor units (a transfer’s net of reversals).')
@@ -8507,6 +8539,7 @@ class PayoutTransferAttempt(BaseModel):
     amountReversed: Annotated[
         int, Field(description='Taken back of it by the processor')
     ]
+    sent: PayoutAttemptSent | None
     failureMessage: str | None
     firstSentAt: Annotated[
         AwareDatetime | None, Field(examples=['2026-11-21T18:00:00.000Z'])
@@ -9802,6 +9835,7 @@ class PayoutTransfer(BaseModel):
             description='Of `amountCarried`, what the transfer step held back: what a settlement made at that moment would take or hold for the provider\'s disputes opened and refunds requested since their settlement, beyond their payable balance (docs/marketplace.md, "Reserves"). The next settlement reserves it while they are open, takes it once lost or succeeded, and pays it once released'
         ),
     ]
+    sent: PayoutTransferSent | None
     failureMessage: str | None
     attempts: Annotated[
         list[PayoutTransferAttempt],
