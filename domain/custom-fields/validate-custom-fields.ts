@@ -1,6 +1,6 @@
 /**
  * @module Validating a client's `custom_fields` against its location's definitions: a pure function, so every rule of
- * definition evolution is unit-tested without a database (test/unit/domain/validate-custom-fields.test.ts).
+ * definition evolution is unit-tested without a database (test/unit/domain/custom-fields/validate-custom-fields.test.ts).
  *
  * The rules (docs/care-records.md, "Custom fields"):
  * - A value must fit its field's type: TEXT a non-blank string, NUMBER a finite number, DATE a `YYYY-MM-DD` calendar

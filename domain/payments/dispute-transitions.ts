@@ -1,6 +1,6 @@
 /**
  * @module The dispute state machine (docs/payments.md, "Disputes"), pure so its rules are tested on their own
- * (test/unit/domain/dispute-transitions.test.ts).
+ * (test/unit/domain/payments/dispute-transitions.test.ts).
  *
  *   OPEN ──lost──► LOST ──funds reinstated (won later)──► WON
  *     ├───won────────────────────────────────────────────►┘

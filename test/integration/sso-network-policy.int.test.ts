@@ -4,7 +4,7 @@
  * the loopback test issuer would answer if it were called): registering an issuer or key set on a loopback, private or
  * metadata address is refused with 400 `validation_error` naming the field and the rule; a connection already stored
  * with such an address (registered under other rules) is refused again when a token names it, at connect time, and
- * the issuer is never called. The HTTPS rule and the defaults are unit-tested (test/unit/domain/sso-urls.test.ts).
+ * the issuer is never called. The HTTPS rule and the defaults are unit-tested (test/unit/domain/auth/sso-urls.test.ts).
  */
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
