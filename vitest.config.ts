@@ -23,7 +23,7 @@ const jsonReport = process.env.TEST_REPORT_JSON
  * worker's. A new file that mocks a module and is missing here fails when another file loaded the real module first.
  */
 const UNIT_FILES_THAT_MOCK_MODULES = [
-  'test/unit/api/composition-root.test.ts',
+  'test/unit/api/deps-composition-root.test.ts',
   'test/unit/activities/agent-run-activities.test.ts',
   'test/unit/activities/booking-activities.test.ts',
   'test/unit/activities/settlement-activities.test.ts',

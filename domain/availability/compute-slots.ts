@@ -10,7 +10,7 @@
  * appointments and their buffers, computed once per provider. A slot is offered when it starts on the grid, after
  * the notice, and lies inside one free span. That is {@link whyUnbookable}, the predicate booking applies, turned
  * inside out: instead of four binary searches per candidate (36,000 candidates for a 200-provider week), one walk
- * over the free spans jumps straight to the grid points inside them. test/unit/domain/availability-free-spans.test.ts
+ * over the free spans jumps straight to the grid points inside them. test/unit/domain/availability/compute-slots-free-spans.test.ts
  * checks on random schedules that both give the same slots, so an offered slot is always accepted.
  */
 import {

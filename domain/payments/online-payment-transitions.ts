@@ -1,7 +1,7 @@
 /**
  * @module What a processor's word does to an online payment, whatever order its events arrive in and however often
  * each is redelivered (processors deliver at least once, in no guaranteed order). Pure, so the rules are tested on
- * their own (test/unit/domain/online-payments.test.ts). Refunds have their own machine (refund-transitions.ts).
+ * their own (test/unit/domain/payments/online-payment-transitions.test.ts). Refunds have their own machine (refund-transitions.ts).
  *
  *   PENDING ──succeeded──► SUCCEEDED (final: the money was taken)
  *     │ ▲ └──failed──► FAILED ──succeeded──► SUCCEEDED   (the payer tried the same intent again)

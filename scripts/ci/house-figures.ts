@@ -2,7 +2,7 @@
  * @module `npx tsx scripts/ci/house-figures.ts`: the figures issue 47 ("The house") is judged by, drawn from the code.
  * The import lines between top-level folders (each `import`/`export … from` statement, `import type` included), the
  * pairs of top-level folders that import each other, the production files over 350 lines and the longest production
- * functions. The import graph is what `importLines` returns, which test/unit/docs/layers.test.ts also reads.
+ * functions. The import graph is what `importLines` returns, which test/unit/docs/architecture-layers.test.ts also reads.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'

@@ -4,7 +4,7 @@
  * the TypeScript, Python and later SDKs stay byte-compatible with what the platform sends. Valid cases and the ways a
  * delivery must be refused: a changed body, another secret, a stale or future timestamp, a changed event id; and for
  * asymmetric endpoints, Ed25519 (`v1a`) signatures verified with the public key alone.
- * test/unit/sdks/typescript/webhook-test-vectors.test.ts fails when the committed file differs from a fresh generation.
+ * test/unit/scripts/sdk/webhook-test-vectors.test.ts fails when the committed file differs from a fresh generation.
  */
 import { writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'

@@ -6,7 +6,7 @@
  * The stems come from the `stemmer` package (M. F. Porter's 1980 algorithm as published at
  * https://tartarus.org/martin/PorterStemmer/). Every stored vector depends on them: a release of that package that
  * stems any word differently must come with a new embedding model id (lexical-embeddings.ts), which the pinned
- * version and the stem table in test/unit/domain/ai/embeddings.test.ts guard.
+ * version and the stem table in test/unit/domain/ai/embeddings/lexical-embeddings.test.ts guard.
  */
 import { stemmer as porterStem } from 'stemmer'
 

@@ -99,7 +99,7 @@ function runWith(action: AgentAction, options: { assistantTools?: string[]; done
     assistant: {
       findFirst: async () => ({ tools: options.assistantTools ?? ['bookings'] }),
     },
-    // The secret that signs the workflow's webhook calls (test/unit/domain/ai/agents/agent-webhook-signatures.test.ts).
+    // The secret that signs the workflow's webhook calls (test/unit/domain/ai/agents/agent-action-effects-webhook-signatures.test.ts).
     agentWorkflow: {
       findFirst: async () => ({ webhookSecret: secrets.seal(`whsec_${Buffer.alloc(32, 1).toString('base64')}`) }),
     },
