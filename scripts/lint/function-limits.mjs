@@ -47,7 +47,6 @@ const FUNCTION_SIZE_CAPS = {
   'domain/reconciliation/repairs.ts': [101, WHY.table],
   'domain/settlements/settlement-sources.ts': [97, WHY.useCase],
   'domain/webhooks/attempt-records.ts': [91, WHY.useCase],
-  'domain/webhooks/delivery-pump.ts': [130, WHY.factory],
   'domain/workflow-runs/workflow-outbox.ts': [97, WHY.factory],
   'infra/metrics/platform-gauges.ts': [90, WHY.startup],
   'infra/unit-of-work.ts': [84, WHY.useCase],

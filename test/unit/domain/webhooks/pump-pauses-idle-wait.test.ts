@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { idleWait } from '../../../../domain/webhooks/delivery-pump.ts'
+import { idleWait } from '../../../../domain/webhooks/pump-pauses.ts'
 import { webhookSettings } from '../../../../domain/webhooks/webhook-settings.ts'
 import { loadConfig } from '../../../../infra/config.ts'
 
