@@ -9,6 +9,7 @@
  * (domain/payouts/payout-ledger.ts, transfer-reversals.ts). A tenant whose processor balance keeps another currency
  * is sent in it (transfer-conversion.ts).
  */
+import type { PayoutTransfer, PayoutTransferAttempt } from '../../generated/prisma/client.ts'
 import type { PayoutAttemptStatus, PayoutTransferStatus } from '../../generated/prisma/enums.ts'
 import type { Db } from '../../infra/db.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -237,7 +238,19 @@ async function viewsOf(
     where: { tenantId, transferId: { in: transfers.map((t) => t.id) } },
     orderBy: [{ transferId: 'asc' }, { attempt: 'asc' }],
   })
-  return transfers.map((t) => ({
+  // Grouped once (Map.groupBy needs Node 21; CI's unit run is on Node 20).
+  const attemptsOf = new Map<string, PayoutTransferAttempt[]>()
+  for (const a of attempts) {
+    const mine = attemptsOf.get(a.transferId)
+    if (mine) mine.push(a)
+    else attemptsOf.set(a.transferId, [a])
+  }
+  return transfers.map((t) => viewOf(t, attemptsOf.get(t.id) ?? []))
+}
+
+/** One transfer as the API shows it, with its attempts (oldest first). */
+function viewOf(t: PayoutTransfer, attempts: PayoutTransferAttempt[]): PayoutTransferView {
+  return {
     id: t.id,
     settlementId: t.settlementId,
     providerSettlementId: t.providerSettlementId,
@@ -258,29 +271,27 @@ async function viewsOf(
             currency: t.sentCurrency,
             rate: t.sentRate,
             amount: attempts
-              .filter((a) => a.transferId === t.id && a.status === 'PAID')
+              .filter((a) => a.status === 'PAID')
               .reduce((sum, a) => sum + (a.sentAmount ?? 0) - a.sentReversed, 0),
           },
     failureMessage: t.failureMessage,
-    attempts: attempts
-      .filter((a) => a.transferId === t.id)
-      .map((a) => ({
-        attempt: a.attempt,
-        amount: a.amount,
-        status: a.status,
-        accountId: a.accountId,
-        processorReference: a.processorReference,
-        amountReversed: a.amountReversed,
-        sent:
-          a.sentCurrency === null || a.sentAmount === null
-            ? null
-            : { currency: a.sentCurrency, amount: a.sentAmount, amountReversed: a.sentReversed },
-        failureMessage: a.failureMessage,
-        firstSentAt: a.firstSentAt,
-      })),
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      amount: a.amount,
+      status: a.status,
+      accountId: a.accountId,
+      processorReference: a.processorReference,
+      amountReversed: a.amountReversed,
+      sent:
+        a.sentCurrency === null || a.sentAmount === null
+          ? null
+          : { currency: a.sentCurrency, amount: a.sentAmount, amountReversed: a.sentReversed },
+      failureMessage: a.failureMessage,
+      firstSentAt: a.firstSentAt,
+    })),
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
-  }))
+  }
 }
 
 /** The transfers of a settlement run, by provider. @throws AppError `not_found` (settlement) */

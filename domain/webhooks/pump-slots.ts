@@ -72,7 +72,10 @@ export class PumpSlots {
   admit(delivery: QueuedDelivery, body: string): boolean {
     this.#countForTenant(delivery.tenantId, 1)
     if ((this.#inflight.get(delivery.endpointId) ?? 0) < this.#perEndpoint) return true
-    this.#waiting.set(delivery.endpointId, [...(this.#waiting.get(delivery.endpointId) ?? []), { delivery, body }])
+    // Appended in place: copying the list for each delivery made a burst to one endpoint quadratic.
+    const queue = this.#waiting.get(delivery.endpointId)
+    if (queue) queue.push({ delivery, body })
+    else this.#waiting.set(delivery.endpointId, [{ delivery, body }])
     this.#waitingCount++
     return false
   }
