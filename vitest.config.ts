@@ -27,7 +27,6 @@ const UNIT_FILES_THAT_MOCK_MODULES = [
   'test/unit/activities/agent-run-activities.test.ts',
   'test/unit/activities/booking-activities.test.ts',
   'test/unit/activities/settlement-activities.test.ts',
-  'test/unit/activities/webhook-activities.test.ts',
 ]
 
 /**

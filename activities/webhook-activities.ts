@@ -1,12 +1,12 @@
 /**
  * @module Activities of webhook delivery: the delivery pump's long-running loop (domain/webhooks/delivery-pump.ts),
- * a failing endpoint's retry step (endpoint-retry.ts), and one attempt of the earlier workflow-per-delivery design,
- * kept while such workflows may still be running (docs/webhooks.md, "Migration"). The HTTP agents are built once per
+ * a failing endpoint's retry step (endpoint-retry.ts), and the hand-over of a delivery whose workflow of the earlier
+ * workflow-per-delivery design is still running (docs/webhooks.md, "Migration"). The HTTP agents are built once per
  * worker, so keep-alive connections to receivers are reused across deliveries.
  */
 import { Context } from '@temporalio/activity'
 import type { Db } from '../infra/db.ts'
-import { deliverOnce, type DeliverOnceInput, type DeliverOnceResult } from '../domain/webhooks/deliver-once.ts'
+import { handOverToQueue } from '../domain/webhooks/legacy-handover.ts'
 import { runDeliveryPump, type TenantSlotsObserver } from '../domain/webhooks/delivery-pump.ts'
 import { endpointRetryStep } from '../domain/webhooks/endpoint-retry.ts'
 import { createWebhookPoster } from '../adapters/webhook-http/webhook-poster.ts'
@@ -24,6 +24,7 @@ import type {
   EndpointRetryStepInput,
   WebhookActivities,
 } from '../common/webhooks/webhook-queue-contract.ts'
+import type { WebhookAttemptInput, WebhookAttemptResult } from '../common/webhooks/webhook-delivery-contract.ts'
 
 export interface WebhookActivityDeps {
   db: Db
@@ -120,9 +121,9 @@ export function createWebhookActivities({
       return endpointRetryStep({ db, poster: http, settings: webhooks, now, secrets, observe }, input)
     },
 
-    /** One attempt of a delivery workflow of the earlier design. Receiver failures are results, not errors. */
-    async attemptWebhookDelivery(input: DeliverOnceInput): Promise<DeliverOnceResult> {
-      return deliverOnce({ db, poster: http, settings: webhooks, now, secrets }, input)
+    /** The next attempt of a delivery workflow of the earlier design: its delivery goes to the queue instead. */
+    async attemptWebhookDelivery(input: WebhookAttemptInput): Promise<WebhookAttemptResult> {
+      return { outcome: await handOverToQueue(db, input, now()) }
     },
   }
 }

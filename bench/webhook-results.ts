@@ -144,13 +144,6 @@ export interface SigtermResult {
   window: WindowFigures
 }
 
-export interface BeforeResult {
-  deliveries: number
-  delivered: number
-  actions: HistoryActions
-  serverActions?: Record<string, number>
-}
-
 export interface WebhookResults {
   database: 'postgresql' | 'pglite'
   node: string
@@ -160,7 +153,6 @@ export interface WebhookResults {
   placement?: EmbeddedPlacement
   /** Settings changed from the defaults (an experiment: kept in a file of its own, never in the doc). */
   settings?: Record<string, string>
-  before?: BeforeResult & { at: string }
   /** The pumps polling with nothing to do: their fixed cost, which a low rate divides among few deliveries. */
   idle?: WindowFigures
   steady?: Record<string, SteadyResult>

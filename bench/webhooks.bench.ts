@@ -13,8 +13,9 @@
  * - `kill-api`: payments at BENCH_RATE/s to an API process of its own with 20 endpoints subscribed, the API killed
  *   (SIGKILL) BENCH_KILL_AT_S seconds in and started again;
  * - `sigterm`: a backlog behind slow receivers, the worker stopped with SIGTERM and started again;
- * - `before`: a sample of the earlier design's delivery workflow (still registered for the migration), counted the
- *   same way, for its Temporal actions per delivery.
+ *
+ * The earlier design's Temporal actions per delivery (one workflow each) are the recorded figure in webhook-report.ts:
+ * its workflows now hand their deliveries to the queue, so there is nothing of it left to measure.
  *
  *   npm run bench:webhooks                         # embedded PGlite unless BENCH_DATABASE_URL names a server
  *   BENCH_EMBEDDED=in-process npm run bench:webhooks  # PGlite inside the benchmark's (the API's) process
@@ -26,7 +27,6 @@
  * rebuilds the section from the stored figures.
  */
 import { startApi } from '../api/start-api.ts'
-import { webhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { startWorkerProcess, type WorkerProcess } from '../scripts/start/worker-process.ts'
@@ -35,17 +35,16 @@ import { windowOpener } from './measured-window.ts'
 import { temporalServerPid } from './process-cpu.ts'
 import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { findMetricsUrl } from './temporal-actions.ts'
-import { measureBefore } from './webhook-before.ts'
 import { emitEvents, newTenant, sleep, subscribe, waitDelivered, type BenchContext } from './webhook-bench-kit.ts'
 import { killApiScenario, killScenario, sigtermScenario } from './webhook-crash.ts'
 import { startPeer } from './webhook-peer-client.ts'
 import { renderWebhookReport } from './webhook-report.ts'
-import { loadResults, saveResults, type ApiCall, type BeforeResult } from './webhook-results.ts'
+import { loadResults, saveResults, type ApiCall } from './webhook-results.ts'
 import { apiScenario, failing, steady } from './webhook-scenarios.ts'
 
 const RATE = Number(process.env.BENCH_RATE ?? 50)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60)
-const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'before,steady,api,failing,kill,kill-api,sigterm').split(','))
+const SCENARIOS = new Set((process.env.BENCH_SCENARIOS ?? 'steady,api,failing,kill,kill-api,sigterm').split(','))
 const STEADY_ENDPOINTS = (process.env.BENCH_ENDPOINTS ?? '1,20').split(',').map(Number)
 /** Rates of the emitting API call: the issue's 50/s, and lower ones to see the ratio away from saturation. */
 const API_RATES = (process.env.BENCH_API_RATES ?? String(RATE)).split(',').map(Number)
@@ -170,20 +169,6 @@ try {
       [tenant.endpoints[0]!.path],
       DRAIN_TIMEOUT_MS
     )
-  }
-  if (SCENARIOS.has('before')) {
-    log('the earlier design: one delivery workflow per delivery')
-    const before: BeforeResult = await measureBefore({
-      api,
-      peer,
-      taskQueue,
-      namespace: temporal.namespace,
-      metricsUrl,
-      retry: webhookSettings(config).retry,
-    })
-    results.before = { ...before, at: new Date().toISOString() }
-    log(JSON.stringify(results.before))
-    await save()
   }
   if (SCENARIOS.has('steady')) {
     log('idle: the pumps polling with nothing to deliver, 15 s')

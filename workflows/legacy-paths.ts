@@ -38,14 +38,17 @@ export const LEGACY_PATHS: LegacyPath[] = [
   },
   {
     workflowType: WEBHOOK_DELIVERY_WORKFLOW,
-    what: 'workflows/webhook-delivery.ts, the one-workflow-per-delivery design before the delivery pumps',
+    what:
+      'workflows/webhook-delivery.ts, the one-workflow-per-delivery design before the delivery pumps; its activity ' +
+      'hands the delivery to the queue at the next attempt (domain/webhooks/legacy-handover.ts)',
     cutOver: '2026-11-23',
-    // Its last attempt comes at the end of the retry window (WEBHOOK_RETRY_WINDOW_MS, 24 h by default).
+    // A run hands its delivery over at its next attempt, which comes within the retry window (WEBHOOK_RETRY_WINDOW_MS,
+    // 24 h by default); a run whose worker was down longer ends at the first attempt after it is back.
     lastsUpTo: 1,
     remove:
-      'workflows/webhook-delivery.ts and its export in workflows/index.ts, the local activity it alone uses ' +
-      '(attemptWebhookDelivery over domain/webhooks/deliver-once.ts, which nothing else imports since issue 79), and the ' +
-      "webhook benchmark's 'before' baseline (bench/webhook-before.ts), which then moves to the docs' recorded figures",
+      'workflows/webhook-delivery.ts and its export in workflows/index.ts, the local activity attemptWebhookDelivery ' +
+      '(domain/webhooks/legacy-handover.ts), common/webhooks/webhook-delivery-contract.ts, and the replay history ' +
+      'test/replay-histories/webhookDeliveryWorkflow-delivered.json',
   },
 ]
 

@@ -1,14 +1,9 @@
 /**
- * @module The delivery of one event to one endpoint: attempt, and after a failure wait (a durable timer) and attempt
- * again, until a 2xx, a 410, or the end of the retry window. The activity decides each outcome and the next delay
- * (it sees the response and the clock) and records every attempt; the workflow is the durable loop that survives
- * worker crashes between attempts — a killed worker's timers fire on the next one.
- *
- * The attempt is a local activity: it runs inside the workflow task of the worker that holds the workflow, so a
- * successful delivery costs one workflow task and no activity task round trip through the server — half the
- * Temporal work per delivery, which is what sets the throughput at 50 events/s × 20 endpoints (docs/webhooks.md).
- * Its result is recorded in the history like an activity's (a marker), so a replay never posts again; a worker
- * that dies during an attempt has its workflow task retried elsewhere, which makes the attempt again (at least once).
+ * @module The delivery of one event to one endpoint in the earlier design (one workflow per delivery): attempt, and
+ * after a failure wait (a durable timer) and attempt again. Nothing starts it any more, and its activity no longer
+ * attempts: a run still open hands its delivery to the delivery pumps at its next attempt and ends QUEUED
+ * (domain/webhooks/legacy-handover.ts). The code is unchanged so that such runs, and their recorded histories
+ * (test/replay-histories/webhookDeliveryWorkflow-delivered.json), replay; workflows/legacy-paths.ts says when it goes.
  */
 import { proxyLocalActivities, sleep } from '@temporalio/workflow'
 import type { WebhookDeliveryInput, WebhookDeliveryOutcome } from '../common/webhooks/webhook-delivery-contract.ts'

@@ -1,6 +1,7 @@
 /**
  * @module Contracts of the webhook delivery workflow of the earlier design (one workflow per delivery), kept while such
- * workflows may still run (docs/webhooks.md, "Migration"); nothing starts new ones. Shared with the worker: its input,
+ * workflows may still run (docs/webhooks.md, "Migration"); nothing starts new ones, and a running one hands its
+ * delivery to the queue at its next attempt (domain/webhooks/legacy-handover.ts). Shared with the worker: its input,
  * its deterministic id, and its kind for the `WorkflowKind` search attribute. Ids only, never payloads: the activity
  * loads the event and the endpoint from the database at each attempt.
  */
@@ -23,8 +24,11 @@ export interface WebhookDeliveryInput {
   retry: RetryPolicy
 }
 
-/** How a delivery ended. */
-export type WebhookDeliveryOutcome = 'SUCCEEDED' | 'FAILED' | 'ABANDONED'
+/**
+ * How a delivery workflow ended: with its delivery (SUCCEEDED, FAILED; ABANDONED when the delivery was deleted), or
+ * QUEUED: it handed its delivery to the delivery pumps, which make the rest of its attempts.
+ */
+export type WebhookDeliveryOutcome = 'SUCCEEDED' | 'FAILED' | 'ABANDONED' | 'QUEUED'
 
 /** One attempt of a delivery: the workflow's input with the attempt's number. */
 export interface WebhookAttemptInput extends WebhookDeliveryInput {
@@ -34,7 +38,10 @@ export interface WebhookAttemptInput extends WebhookDeliveryInput {
   firstAttemptAt?: number
 }
 
-/** What the workflow does after an attempt: end with the outcome, or wait `retryInMs` and attempt again. */
+/**
+ * What the workflow does after an attempt: end with the outcome, or wait `retryInMs` and attempt again (what the
+ * earlier design's activity answered; recorded histories hold it, so it stays in the contract).
+ */
 export type WebhookAttemptResult =
   | { outcome: WebhookDeliveryOutcome }
   /** `firstAttemptAt`: when attempt 1 was made; the retry window runs from there. */

@@ -6,7 +6,8 @@
 import { Prisma } from '../../generated/prisma/client.ts'
 import type { Queryable } from '../../infra/db.ts'
 import { newId } from '../ids.ts'
-import { endpointHealth, type AttemptRecord, type EndpointChange } from './endpoint-health.ts'
+import type { AttemptRecord } from './attempt-record.ts'
+import { endpointHealth, type EndpointChange } from './endpoint-health.ts'
 
 /**
  * Records a batch of attempts in one statement: each delivery's new state and its attempt row (a successful first

@@ -1,7 +1,6 @@
 /**
- * @module What an attempt of a webhook delivery reads of its event and its endpoint, and the keys it signs with: shared
- * by the delivery pump (delivery-queue.ts, attempt-delivery.ts) and, until it goes (workflows/legacy-paths.ts), the
- * one-workflow-per-delivery design's activity (deliver-once.ts), which used to hold them.
+ * @module What an attempt of a webhook delivery reads of its event and its endpoint, and the keys it signs with: read by
+ * the claims (delivery-queue.ts), used by the attempt (attempt-delivery.ts).
  */
 import type { SecretBox } from '../../infra/secret-box.ts'
 import { endpointSecretAt } from '../sealed-secrets.ts'

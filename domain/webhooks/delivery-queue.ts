@@ -9,26 +9,14 @@
 import { Prisma } from '../../generated/prisma/client.ts'
 import type { Db } from '../../infra/db.ts'
 import { sqlNewId } from '../ids.ts'
-import { endpointOfRow, eventOfRow, type DeliveryEndpoint, type DeliveryEvent } from './delivery-endpoint.ts'
+import { endpointOfRow, eventOfRow } from './delivery-endpoint.ts'
+import type { QueuedDelivery } from './queued-delivery.ts'
 import { grantHoldsSql } from '../auth/credential-grants.ts'
 import { subscribesSql } from './subscriptions.ts'
 import { withEndpointSecrets } from './endpoint-secrets.ts'
 
 /** Events fanned out per transaction. */
 const FAN_OUT_BATCH = 200
-
-/** A delivery claimed for an attempt, with what the attempt needs of its event and endpoint. */
-export interface QueuedDelivery {
-  id: string
-  tenantId: string
-  endpointId: string
-  kind: 'EVENT' | 'REDELIVERY'
-  /** Attempts made so far. */
-  attemptCount: number
-  firstAttemptAt: Date | null
-  event: DeliveryEvent
-  endpoint: DeliveryEndpoint
-}
 
 /**
  * Creates the deliveries of events not yet fanned out, one per enabled endpoint subscribed (subscriptions.ts, the same

@@ -1,33 +1,9 @@
 /**
- * @module What a batch of delivery attempts says about the endpoints it touched: each attempt's recorded outcome and
- * the circuit breaker's arithmetic over them (docs/webhooks.md, "Delivery"). Pure; delivery-queue.ts records a batch
+ * @module What a batch of delivery attempts (attempt-record.ts) says about the endpoints it touched: the circuit
+ * breaker's arithmetic over them (docs/webhooks.md, "Delivery"). Pure; delivery-queue.ts records a batch
  * with it in one statement.
  */
-
-/** The recorded outcome of one attempt (or of a delivery ended without one: its endpoint is disabled). */
-export interface AttemptRecord {
-  deliveryId: string
-  tenantId: string
-  endpointId: string
-  /** The attempt's number; for a delivery ended without an attempt, the attempts made before. */
-  number: number
-  /** Whether an HTTP attempt was made (false: the endpoint was disabled, the delivery fails without one). */
-  attempted: boolean
-  attemptedAt: Date
-  firstAttemptAt: Date
-  statusCode: number | null
-  latencyMs: number
-  error: string | null
-  succeeded: boolean
-  /** What the delivery becomes. */
-  status: 'PENDING' | 'SUCCEEDED' | 'FAILED'
-  nextAttemptAt: Date | null
-  lastError: string | null
-  /** The receiver answered 410 Gone: the endpoint is to be disabled. */
-  gone: boolean
-  /** What a 429 or 503 asked for with Retry-After, in ms. */
-  retryAfterMs?: number
-}
+import type { AttemptRecord } from './attempt-record.ts'
 
 /** What a batch did to the endpoints it touched. */
 export interface EndpointChange {

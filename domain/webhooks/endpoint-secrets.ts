@@ -3,7 +3,7 @@
  * database"). The pumps' claims span tenants and run as the system role, which may not select an endpoint's secret
  * columns: a claim returns each endpoint's `secrets_version` instead, and the pump asks `webhook_endpoint_secrets`
  * only for endpoints whose version it does not hold yet; the function answers only for endpoints with a PENDING
- * delivery under a lease. What is kept in memory is the sealed values (opened per attempt, deliver-once.ts), per
+ * delivery under a lease. What is kept in memory is the sealed values (opened per attempt, attempt-delivery.ts), per
  * database client, so a rotation (which moves the version) is seen at the next claim. Asking at every claim instead
  * cost PostgreSQL 0.1 ms of CPU per delivery at 1,000 deliveries a second (docs/benchmarks.md).
  */

@@ -1,36 +1,13 @@
 /**
- * @module How an endpoint's health is tracked and when the platform disables it: a run of failures starts a clock
- * (`failingSince`), any success stops it, and an endpoint still failing after WEBHOOK_DISABLE_AFTER_MS (5 days) is
- * disabled; a 410 Gone disables it at once. Either way the tenant is told: the endpoint shows `enabled: false` with
+ * @module When the platform disables an endpoint: a run of failures starts a clock (`failingSince`, kept by the
+ * batch's record, attempt-records.ts), any success stops it, and an endpoint still failing after
+ * WEBHOOK_DISABLE_AFTER_MS (5 days) is disabled (record-batch.ts); a 410 Gone disables it at once. Either way the tenant is told: the endpoint shows `enabled: false` with
  * the reason, and a `webhook_endpoint.disabled` event goes to the tenant's other endpoints.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { recordEvent } from '../events/record-event.ts'
 
 export type AutomaticDisableReason = 'GONE' | 'FAILING'
-
-/** Ends a run of failures. A no-op write for a healthy endpoint, so a busy endpoint's row is not rewritten per success. */
-export async function markEndpointHealthy({ tx }: UnitOfWork, endpointId: string): Promise<void> {
-  await tx.webhookEndpoint.updateMany({
-    where: { id: endpointId, failingSince: { not: null } },
-    data: { failingSince: null },
-  })
-}
-
-/**
- * Records a failed attempt against the endpoint and disables it once it has been failing for `disableAfterMs`.
- * @returns whether the endpoint was disabled by this call
- */
-export async function markEndpointFailing(
-  uow: UnitOfWork,
-  endpointId: string,
-  at: Date,
-  disableAfterMs: number
-): Promise<boolean> {
-  await uow.tx.webhookEndpoint.updateMany({ where: { id: endpointId, failingSince: null }, data: { failingSince: at } })
-  const cutoff = new Date(at.getTime() - disableAfterMs)
-  return disableEndpoint(uow, endpointId, 'FAILING', at, { failingSince: { lte: cutoff } })
-}
 
 /**
  * Disables an enabled endpoint and tells the tenant with a `webhook_endpoint.disabled` event.

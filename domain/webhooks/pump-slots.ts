@@ -5,7 +5,7 @@
  * deliveries waiting for one of their endpoint's slots. Synchronous bookkeeping only: the pump claims, sends and
  * records; this says what may be claimed and sent.
  */
-import type { QueuedDelivery } from './delivery-queue.ts'
+import type { QueuedDelivery } from './queued-delivery.ts'
 
 /**
  * Hears that a pump took (`change` > 0) or gave back (< 0) slots of a tenant: deliveries claimed, in flight or waiting

@@ -7,7 +7,7 @@
 import type { Db } from '../../infra/db.ts'
 import { runInUnitOfWork } from '../../infra/unit-of-work.ts'
 import { recordAttempts } from './attempt-records.ts'
-import type { AttemptRecord } from './endpoint-health.ts'
+import type { AttemptRecord } from './attempt-record.ts'
 import { disableEndpoint, failHeldDeliveries, type AutomaticDisableReason } from './endpoint-status.ts'
 import { holdDeliveries, releaseHeld } from './held-deliveries.ts'
 

@@ -8,6 +8,12 @@ import { WorkflowNotFoundError } from '@temporalio/client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
 import { deliveryPumpWorkflowId, endpointRetryWorkflowId } from '../../common/webhooks/webhook-queue-contract.ts'
+import {
+  WEBHOOK_DELIVERY_WORKFLOW,
+  eventDeliveryWorkflowId,
+  type WebhookDeliveryInput,
+} from '../../common/webhooks/webhook-delivery-contract.ts'
+import { newId } from '../../domain/ids.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { replies, startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts'
@@ -239,6 +245,79 @@ describe('worker crash in the middle of a retry schedule', () => {
     expect(delivery.attempts.filter((a) => !a.succeeded).length).toBeGreaterThanOrEqual(2)
     // The success came from the restarted worker (an attempt cut off by the kill is made again, not recorded twice).
     expect(receiver.received('/outage').length).toBeGreaterThan(attemptsBeforeCrash)
+  })
+})
+
+describe('a delivery workflow of the earlier design, still running', () => {
+  it('hands its delivery to the queue at its next attempt: the pumps go on with its numbering and its window', async () => {
+    const { token, tenantId, endpointId } = await tenantWithEndpoint('/legacy')
+    receiver.respond('/legacy', () => ({ status: 200 }))
+    // What a workflow of the one-workflow-per-delivery design left between attempts: attempt 1 failed a minute ago
+    // (its row written, as that design always did), the row marked as its workflow's, the next attempt due now.
+    const firstAttemptAt = new Date(Date.now() - 60_000)
+    const eventId = newId('event')
+    const deliveryId = newId('webhookDelivery')
+    const workflowId = eventDeliveryWorkflowId(eventId, endpointId)
+    await platform.db.event.create({
+      data: {
+        id: eventId,
+        tenantId,
+        type: 'child.registered',
+        data: { childId: newId('child') },
+        createdAt: firstAttemptAt,
+        fannedOutAt: firstAttemptAt,
+      },
+    })
+    await platform.db.webhookDelivery.create({
+      data: {
+        id: deliveryId,
+        tenantId,
+        eventId,
+        endpointId,
+        eventType: 'child.registered',
+        kind: 'EVENT',
+        workflowId,
+        workflowStartedAt: firstAttemptAt,
+        attemptCount: 1,
+        lastStatusCode: 500,
+        nextAttemptAt: new Date(),
+        attempts: {
+          create: {
+            id: newId('webhookAttempt'),
+            tenantId,
+            number: 1,
+            attemptedAt: firstAttemptAt,
+            statusCode: 500,
+            latencyMs: 12,
+            succeeded: false,
+          },
+        },
+      },
+    })
+
+    const input: WebhookDeliveryInput = {
+      tenantId,
+      deliveryId,
+      retry: { windowMs: 86_400_000, initialIntervalMs: 300, maxIntervalMs: 5_000 },
+    }
+    const outcome = await platform.temporal.workflow.execute(WEBHOOK_DELIVERY_WORKFLOW, {
+      workflowId,
+      taskQueue: platform.config.TEMPORAL_TASK_QUEUE,
+      args: [input],
+    })
+    expect(outcome).toBe('QUEUED')
+
+    const delivery = await settled(token, endpointId)
+    expect(delivery).toMatchObject({ id: deliveryId, status: 'SUCCEEDED', attemptCount: 2 })
+    expect(delivery.attempts.map((a) => [a.number, a.statusCode])).toEqual([
+      [1, 500],
+      [2, 200],
+    ])
+    expect(receiver.received('/legacy')).toHaveLength(1)
+    const row = await platform.db.webhookDelivery.findUniqueOrThrow({ where: { id: deliveryId } })
+    // The 24-hour window still runs from the attempt the workflow made, and the row is the queue's now.
+    expect(row.firstAttemptAt).toEqual(firstAttemptAt)
+    expect(row.workflowStartedAt).toBeNull()
   })
 })
 

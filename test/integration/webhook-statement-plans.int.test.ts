@@ -11,7 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { recordAttemptsStatement } from '../../domain/webhooks/attempt-records.ts'
-import type { AttemptRecord } from '../../domain/webhooks/endpoint-health.ts'
+import type { AttemptRecord } from '../../domain/webhooks/attempt-record.ts'
 import { newId } from '../../domain/ids.ts'
 import { closeDb, createDb, type Db } from '../../infra/db.ts'
 import { testDatabaseUrl } from '../support/file-database.ts'

@@ -1,6 +1,7 @@
 /** The circuit breaker's arithmetic over a batch of attempts (delivery-queue.ts `endpointHealth`). */
 import { describe, expect, it } from 'vitest'
-import { endpointHealth, type AttemptRecord } from '../../../../domain/webhooks/endpoint-health.ts'
+import type { AttemptRecord } from '../../../../domain/webhooks/attempt-record.ts'
+import { endpointHealth } from '../../../../domain/webhooks/endpoint-health.ts'
 
 const at = (s: number) => new Date(Date.UTC(2026, 10, 23, 9, 0, s))
 const record = (endpointId: string, succeeded: boolean, second: number, attempted = true): AttemptRecord => ({
