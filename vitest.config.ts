@@ -25,7 +25,7 @@ const jsonReport = process.env.TEST_REPORT_JSON
 const UNIT_FILES_THAT_MOCK_MODULES = [
   'test/unit/api/deps-composition-root.test.ts',
   'test/unit/activities/agent-run-activities.test.ts',
-  'test/unit/activities/booking-activities.test.ts',
+  'test/unit/activities/appointment-activities.test.ts',
   'test/unit/activities/settlement-activities.test.ts',
 ]
 

@@ -1,6 +1,6 @@
 /**
  * @module Activities of the appointment follow-up workflow: thin wrappers over
- * domain/appointments/booking-lifecycle-store.ts in a unit of work of the workflow's tenant. Recording is idempotent
+ * domain/appointments/appointment-lifecycle-store.ts in a unit of work of the workflow's tenant. Recording is idempotent
  * per dedupe key, so a retry after a worker crash notifies nobody twice.
  */
 import { ApplicationFailure } from '@temporalio/common'
@@ -10,19 +10,19 @@ import {
   loadFollowUpPlan,
   recordFamilyFollowUp,
   recordNoteNudge,
-} from '../domain/appointments/booking-lifecycle-store.ts'
+} from '../domain/appointments/appointment-lifecycle-store.ts'
 import { minuteMsOf } from '../common/appointments/reminder-schedule.ts'
 import type {
   AppointmentFollowUpActivities,
   AppointmentFollowUpInput,
 } from '../common/appointments/appointment-follow-up-contract.ts'
-import type { BookingTiming } from './booking-activities.ts'
+import type { AppointmentTiming } from './appointment-activities.ts'
 import { systemClock, type Clock } from '../infra/clock.ts'
 import { DAY_MS } from '../common/time/calendar.ts'
 
 export interface AppointmentFollowUpActivityDeps {
   db: Db
-  bookingTiming?: Partial<BookingTiming>
+  appointmentTiming?: Partial<AppointmentTiming>
   /** When the family's follow-up is recorded. */
   now?: Clock
 }
@@ -30,10 +30,10 @@ export interface AppointmentFollowUpActivityDeps {
 /** Creates the follow-up activities: the interface the follow-up workflow proxies (its contract). */
 export function createAppointmentFollowUpActivities({
   db,
-  bookingTiming,
+  appointmentTiming,
   now = systemClock,
 }: AppointmentFollowUpActivityDeps): AppointmentFollowUpActivities {
-  const minuteMs = minuteMsOf(bookingTiming?.dayMs ?? DAY_MS)
+  const minuteMs = minuteMsOf(appointmentTiming?.dayMs ?? DAY_MS)
 
   async function plan(uow: Parameters<typeof loadFollowUpPlan>[0], appointmentId: string) {
     const found = await loadFollowUpPlan(uow, appointmentId)

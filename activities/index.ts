@@ -3,9 +3,9 @@ import { systemClock, type Clock } from '../infra/clock.ts'
 import type { Db } from '../infra/db.ts'
 import type { SecretBox } from '../infra/secret-box.ts'
 import { createAssessmentActivities } from './assessment-activities.ts'
-import { createBookingActivities } from './booking-activities.ts'
+import { createAppointmentActivities } from './appointment-activities.ts'
 import { createAppointmentFollowUpActivities } from './appointment-follow-up-activities.ts'
-import type { BookingTiming } from './booking-activities.ts'
+import type { AppointmentTiming } from './appointment-activities.ts'
 import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import { createWebhookActivities } from './webhook-activities.ts'
 import type { AiRuntime } from '../domain/ai/ai-runtime.ts'
@@ -44,8 +44,8 @@ export interface ActivityDeps {
   payouts?: PayoutProcessor
   /** Online card payments (refunds, expiries), when configured; the same processor as `payouts`. */
   online?: OnlinePaymentProcessor
-  /** Policy time of the booking lifecycle and the appointment follow-up (tests shorten it); defaults to real time. */
-  bookingTiming?: Partial<BookingTiming>
+  /** Policy time of the appointment lifecycle and the appointment follow-up (tests shorten it); defaults to real time. */
+  appointmentTiming?: Partial<AppointmentTiming>
   /**
    * "Now" for every decision an activity takes on time (a no-show, a reminder's due date, a period's end); defaults
    * to the system clock. Tests on the time-skipping server give the server's clock, which the workflows follow.
@@ -62,7 +62,7 @@ export function createActivities(deps: ActivityDeps) {
   deps = { ...deps, clock }
   const timed = { ...deps, now: clock }
   return {
-    ...createBookingActivities(timed),
+    ...createAppointmentActivities(timed),
     ...createWebhookActivities(deps),
     ...createAssessmentActivities(timed),
     ...createKnowledgeActivities(deps),

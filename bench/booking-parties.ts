@@ -14,7 +14,7 @@ export function creatorFor(apiUrl: string, token: string) {
 }
 
 /** `count` providers in UTC, each with its own child. */
-export function bookingParties(create: ReturnType<typeof creatorFor>, count: number) {
+export function appointmentParties(create: ReturnType<typeof creatorFor>, count: number) {
   return Promise.all(
     Array.from({ length: count }, async (_, i) => ({
       providerId: await create('/v1/providers', { name: `Bench provider ${i}`, timeZone: 'UTC' }),

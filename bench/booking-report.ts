@@ -3,7 +3,7 @@
  * the issue's targets first, then every run (the floor and bookings at the fixed rate, each step of the search for
  * the highest sustainable rate) with its latency, CPU per booking by process and Temporal actions per booking.
  */
-import { BOOKING_WORKFLOW } from '../common/appointments/booking-contract.ts'
+import { APPOINTMENT_WORKFLOW } from '../common/appointments/appointment-workflow-contract.ts'
 import { databaseInApi, describeDatabase, type EmbeddedPlacement } from './bench-database.ts'
 import type { SettleFigures } from './booking-settle.ts'
 import type { CpuRole } from './process-cpu.ts'
@@ -74,7 +74,7 @@ const actionsPer = (run: BookingRun) => {
   if (!a || run.requests === 0) return '—'
   const per = (n: number) => (n / run.requests).toFixed(2)
   const others = Object.entries(run.window.actions)
-    .filter(([type]) => type !== BOOKING_WORKFLOW)
+    .filter(([type]) => type !== APPOINTMENT_WORKFLOW)
     .map(([type, x]) => `${type} ${x.total}`)
   return (
     `${per(a.total)} (${per(a.starts)} starts, ${per(a.activities)} activities, ${per(a.timers)} timers, ` +

@@ -17,7 +17,7 @@ import { createLogger } from '../infra/logger.ts'
 import { startWorkerProcess } from '../scripts/start/worker-process.ts'
 import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { startBenchServers } from './bench-servers.ts'
-import { bookingParties, creatorFor } from './booking-parties.ts'
+import { appointmentParties, creatorFor } from './booking-parties.ts'
 import { startFloor } from './booking-floor.ts'
 import { newTenant, percentile, sleep } from './webhook-bench-kit.ts'
 
@@ -38,7 +38,7 @@ const floorLatency: number[] = []
 try {
   const tenant = await newTenant(api, ['children', 'providers', 'bookings'])
   const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.token}` }
-  const pairs = await bookingParties(creatorFor(api.url, tenant.token), PAIRS)
+  const pairs = await appointmentParties(creatorFor(api.url, tenant.token), PAIRS)
   const floor = await startFloor(api.deps.db, database.url, api.deps.temporal, tenant.tenantId)
   const firstSlot = Math.ceil((Date.now() + 3 * 24 * HOUR_MS) / HOUR_MS) * HOUR_MS
   for (let n = 0; n < WARM_UP + MEASURED; n++) {

@@ -25,12 +25,12 @@
 import { execFileSync } from 'node:child_process'
 import { mkdir, writeFile } from 'node:fs/promises'
 import { startApi } from '../api/start-api.ts'
-import { BOOKING_WORKFLOW } from '../common/appointments/booking-contract.ts'
+import { APPOINTMENT_WORKFLOW } from '../common/appointments/appointment-workflow-contract.ts'
 import { loadConfig } from '../infra/config.ts'
 import { createLogger } from '../infra/logger.ts'
 import { startWorkerProcess } from '../scripts/start/worker-process.ts'
 import { startBenchServers } from './bench-servers.ts'
-import { bookingParties, creatorFor } from './booking-parties.ts'
+import { appointmentParties, creatorFor } from './booking-parties.ts'
 import { startFloor } from './booking-floor.ts'
 import { measureBookingsBesideViews, renderViewsReport } from './booking-views.ts'
 import { renderBookingReport, type BookingResults, type BookingRun } from './booking-report.ts'
@@ -85,7 +85,7 @@ const openWindow = windowOpener({
 const tenant = await newTenant(api, ['children', 'providers', 'bookings'])
 const headers = { 'Content-Type': 'application/json', Authorization: `Bearer ${tenant.token}` }
 const create = creatorFor(api.url, tenant.token)
-const pairs = await bookingParties(create, PAIRS)
+const pairs = await appointmentParties(create, PAIRS)
 const firstSlot = Math.ceil((Date.now() + 3 * 24 * HOUR_MS) / HOUR_MS) * HOUR_MS
 let nextBooking = 0
 /** `count` request bodies, each a slot no other booking of the run has: pair i % 64, an hour after its last one. */
@@ -203,7 +203,7 @@ async function waitSettled(from: number, until: number, expected: number) {
   for (;;) {
     const figures = await settleFigures(api.deps.temporal, {
       taskQueue,
-      workflowType: BOOKING_WORKFLOW,
+      workflowType: APPOINTMENT_WORKFLOW,
       from,
       // A deferred booking's start is made just after its answer (issue 48): the last ones land after the step ends.
       to: by,

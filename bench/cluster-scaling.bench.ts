@@ -21,7 +21,7 @@ import { provisionClient } from '../domain/tenants/provision-client.ts'
 import { writeBenchmarkSection } from '../scripts/lib/benchmark-report.ts'
 import { ensureTemporal } from '../scripts/temporal/dev-server.ts'
 import { startClusterTopology } from '../test/support/cluster-topology.ts'
-import { bookingParties, creatorFor } from './booking-parties.ts'
+import { appointmentParties, creatorFor } from './booking-parties.ts'
 import { clusterBenchServer, clusterParts, cpuByPart } from './cluster-parts.ts'
 import { cpuSecondsOf, temporalServerPid } from './process-cpu.ts'
 import { percentile, sleep } from './webhook-bench-kit.ts'
@@ -69,7 +69,7 @@ async function runConfig(name: string): Promise<ConfigResult> {
     for (let i = 0; i < ENDPOINTS; i++) {
       await create('/v1/webhook-endpoints', { url: `${peer.receiverUrl(i)}/${name}/${i}`, events: ['booking.created'] })
     }
-    const pairs = await bookingParties(create, PAIRS)
+    const pairs = await appointmentParties(create, PAIRS)
     const firstSlot = Math.ceil((Date.now() + 3 * 24 * HOUR_MS) / HOUR_MS) * HOUR_MS
     let next = 0
     const bodies = (n: number) =>

@@ -184,7 +184,7 @@ const ConfigSchema = z
      */
     CARE_WORKFLOW_DAY_MS: z.coerce.number().int().positive().default(DAY_MS),
     /**
-     * How long after an appointment's end the booking workflow waits for a check-in before it marks the appointment
+     * How long after an appointment's end the appointment workflow waits for a check-in before it marks the appointment
      * NO_SHOW, in ms (docs/workflows.md). Real time, not scaled by CARE_WORKFLOW_DAY_MS; tests shorten it.
      */
     CARE_WORKFLOW_NO_SHOW_GRACE_MS: z.coerce

@@ -151,7 +151,7 @@ export function createWorker({
       agentDecider: selectAgentDecider(config),
       agentRunsPerHour: config.AGENT_RUNS_PER_TENANT_PER_HOUR,
       ...onlineOf(config),
-      bookingTiming: { dayMs: config.CARE_WORKFLOW_DAY_MS, noShowGraceMs: config.CARE_WORKFLOW_NO_SHOW_GRACE_MS },
+      appointmentTiming: { dayMs: config.CARE_WORKFLOW_DAY_MS, noShowGraceMs: config.CARE_WORKFLOW_NO_SHOW_GRACE_MS },
       reconciliation: reconciliationOf(config),
       clock,
     }),

@@ -1,5 +1,6 @@
 /** @module Every workflow the worker runs. The worker bundles this file. */
-export { bookingWorkflow } from './booking.ts'
+// An appointment's workflow keeps the type name Temporal has recorded for runs in flight (APPOINTMENT_WORKFLOW).
+export { appointmentWorkflow as bookingWorkflow } from './appointment.ts'
 // Kept registered while delivery workflows of the earlier design may still run (docs/webhooks.md, "Migration").
 export { webhookDeliveryWorkflow } from './webhook-delivery.ts'
 export { webhookDeliveryPumpWorkflow } from './webhook-delivery-pump.ts'

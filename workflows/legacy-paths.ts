@@ -5,7 +5,7 @@
  * (test/unit/workflows/legacy-paths.test.ts) fails on the day a path with a fixed lifetime is past due, saying what to
  * delete. Read by that test and the CLI, never by workflow code.
  */
-import { BOOKING_WORKFLOW } from '../common/appointments/booking-contract.ts'
+import { APPOINTMENT_WORKFLOW } from '../common/appointments/appointment-workflow-contract.ts'
 import { WEBHOOK_DELIVERY_WORKFLOW } from '../common/webhooks/webhook-delivery-contract.ts'
 import { DAY_MS } from '../common/time/calendar.ts'
 
@@ -27,13 +27,13 @@ export const UPGRADE_GRACE_DAYS = 30
 
 export const LEGACY_PATHS: LegacyPath[] = [
   {
-    workflowType: BOOKING_WORKFLOW,
-    what: '`legacyBookingLoop` in workflows/booking.ts, behind `patched(BOOKING_LIFECYCLE_PATCH)`',
+    workflowType: APPOINTMENT_WORKFLOW,
+    what: '`legacyAppointmentLoop` in workflows/appointment.ts, behind `patched(APPOINTMENT_LIFECYCLE_PATCH)`',
     cutOver: '2026-11-22',
     // A booking's run stays open until its appointment is final, and appointments may be booked any time ahead.
     lastsUpTo: 'its appointment',
     remove:
-      'legacyBookingLoop and the patched() branch (keep deprecatePatch(BOOKING_LIFECYCLE_PATCH) for one release), ' +
+      'legacyBookingLoop and the patched() branch (keep deprecatePatch(APPOINTMENT_LIFECYCLE_PATCH) for one release), ' +
       'and the replay history test/replay-histories/bookingWorkflow-cancelled.json',
   },
   {

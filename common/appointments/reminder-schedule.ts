@@ -1,5 +1,5 @@
 /**
- * @module Pure timing rules of the booking lifecycle and the appointment follow-up: when the reminders before an
+ * @module Pure timing rules of the appointment lifecycle and the appointment follow-up: when the reminders before an
  * appointment are due, when an appointment without check-in becomes a no-show, when a session's note is due and when
  * its provider is nudged. No I/O and no clock of their own (the workflows pass workflow time), so they run inside
  * workflow code deterministically and are unit-tested directly.
@@ -66,26 +66,26 @@ export function pendingReminders({
 
 /**
  * When the next reminder is due (epoch ms), or null when none is left: the earliest of {@link pendingReminders}. The
- * one rule for `nextReminderAt`, used by the booking workflow's view and by the API's answers about the appointment
+ * one rule for `nextReminderAt`, used by the appointment workflow's view and by the API's answers about the appointment
  * (appointment-row.ts `nextReminderOf`), so the two cannot disagree.
  */
 export const nextReminderAt = (input: ReminderScheduleInput): number | null => pendingReminders(input)[0]?.at ?? null
 
-/** How long before its first reminder a deferred booking workflow starts (real time: the worker's slack). */
-export const BOOKING_START_LEAD_MS = 10 * 60_000
+/** How long before its first reminder a deferred appointment workflow starts (real time: the worker's slack). */
+export const WORKFLOW_START_LEAD_MS = 10 * 60_000
 
 /**
  * When a booking's workflow should start running, or null for at once. Until its first reminder is due the workflow
  * has nothing to do but wait, so its start is recorded at booking (durable, visible in the Temporal UI) with a start
- * delay that ends {@link BOOKING_START_LEAD_MS} before that reminder (or before the start when no reminder is left).
+ * delay that ends {@link WORKFLOW_START_LEAD_MS} before that reminder (or before the start when no reminder is left).
  * A booking whose first step is nearer than twice the lead starts at once: the delay would save nothing worth its
  * risk. Updates (reschedule, cancel, complete, no-show) start a delayed workflow at once (Temporal runs its first
  * task for them), so nothing the API asks of the workflow waits for the delay (docs/workflows.md).
  */
-export function bookingWorkflowStartAt(input: Omit<ReminderScheduleInput, 'sent'>): number | null {
+export function appointmentWorkflowStartAt(input: Omit<ReminderScheduleInput, 'sent'>): number | null {
   const firstStep = nextReminderAt({ ...input, sent: [] }) ?? Date.parse(input.startsAt)
-  const at = firstStep - BOOKING_START_LEAD_MS
-  return at - input.now >= BOOKING_START_LEAD_MS ? at : null
+  const at = firstStep - WORKFLOW_START_LEAD_MS
+  return at - input.now >= WORKFLOW_START_LEAD_MS ? at : null
 }
 
 /** Policy days after the last nudge the follow-up still waits for a signature before it ends. */
@@ -118,13 +118,13 @@ export function nextNudgeAt(
   return completedAt + noteDueHours * 60 * minuteMs + nudgesSent * 1440 * minuteMs
 }
 
-/** How long after its end an appointment is re-read when no signal came (the booking workflow's safety net). */
+/** How long after its end an appointment is re-read when no signal came (the appointment workflow's safety net). */
 export const RECONCILE_AFTER_END_MS = 3_600_000
 /** How often an appointment is re-read after that, while it is not final. */
 export const RECONCILE_EVERY_MS = 24 * 3_600_000
 
 /**
- * When the booking workflow next re-reads the appointment unprompted: an hour after its end while that is more than a
+ * When the appointment workflow next re-reads the appointment unprompted: an hour after its end while that is more than a
  * minute away (one timer for a booking months ahead), else a day from now.
  * @param endsAt - the appointment's end, ISO 8601
  * @param now - workflow time, epoch ms
@@ -134,8 +134,8 @@ export function nextReconcileAt(endsAt: string, now: number): number {
   return reconcileAt > now + 60_000 ? reconcileAt : now + RECONCILE_EVERY_MS
 }
 
-/** The booking lifecycle's timers, epoch ms; null when there is none. */
-export interface BookingTimers {
+/** The appointment lifecycle's timers, epoch ms; null when there is none. */
+export interface AppointmentTimers {
   /** The next reminder to the family. */
   reminderAt: number | null
   /** The no-show deadline (while confirmed and nobody checked in). */
@@ -144,8 +144,8 @@ export interface BookingTimers {
   verifyAt: number | null
 }
 
-/** When the booking lifecycle wakes up by itself: its earliest timer, or the unprompted re-read. */
-export function bookingWakeAt(timers: BookingTimers, endsAt: string, now: number): number {
+/** When the appointment lifecycle wakes up by itself: its earliest timer, or the unprompted re-read. */
+export function appointmentWakeAt(timers: AppointmentTimers, endsAt: string, now: number): number {
   return Math.min(
     timers.reminderAt ?? Infinity,
     timers.noShowAt ?? Infinity,
@@ -154,14 +154,14 @@ export function bookingWakeAt(timers: BookingTimers, endsAt: string, now: number
   )
 }
 
-/** What a booking lifecycle woken by a timer does: verify an accepted step first, then remind, then the no-show. */
-export type BookingTimerStep = 'VERIFY' | 'REMIND' | 'NO_SHOW' | 'REREAD'
+/** What an appointment lifecycle woken by a timer does: verify an accepted step first, then remind, then the no-show. */
+export type AppointmentTimerStep = 'VERIFY' | 'REMIND' | 'NO_SHOW' | 'REREAD'
 
 /**
  * The step due at `now` once a timer fired. A reminder or no-show is only for a CONFIRMED appointment (a step
  * accepted meanwhile stops both); anything else (the unprompted re-read) re-reads the appointment.
  */
-export function dueBookingStep(timers: BookingTimers, confirmed: boolean, now: number): BookingTimerStep {
+export function dueAppointmentStep(timers: AppointmentTimers, confirmed: boolean, now: number): AppointmentTimerStep {
   if (timers.verifyAt !== null && now >= timers.verifyAt) return 'VERIFY'
   if (timers.reminderAt !== null && now >= timers.reminderAt && confirmed) return 'REMIND'
   if (timers.noShowAt !== null && now >= timers.noShowAt && confirmed) return 'NO_SHOW'

@@ -11,7 +11,7 @@ import type { AppointmentType } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { batchAfterCommit } from '../appointments/after-commit-batch.ts'
 import { DEFAULT_DURATION_MINUTES, defaultService, resolveInterval } from '../appointments/appointment-rules.ts'
-import { insertAppointment, lockBookingParties, slotProblem } from '../appointments/book-appointment.ts'
+import { insertAppointment, lockAppointmentParties, slotProblem } from '../appointments/book-appointment.ts'
 import { AppError, slotUnavailable, validationError, type FieldError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import type { ServicePrice } from '../pricing/price-for-service.ts'
@@ -49,7 +49,7 @@ export async function bookSeries(
   const durationMinutes = input.durationMinutes ?? DEFAULT_DURATION_MINUTES
   const first = resolveInterval(input.startsAt, durationMinutes, now)
   if ('errors' in first) throw validationError(first.errors)
-  const parties = await lockBookingParties(uow, input)
+  const parties = await lockAppointmentParties(uow, input)
   const timeZone = parties.location.timeZone
   const expanded = expandWeekly({
     firstStartsAt: input.startsAt,

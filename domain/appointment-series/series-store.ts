@@ -1,7 +1,7 @@
 /**
  * @module Recurring appointments' rows: reading, locking and listing a series with its occurrences, and what every
  * change of a series is given ({@link SeriesDeps}: the appointment service's booking primitives). A weekly series books
- * one ordinary appointment per occurrence, in local time (recurrence.ts), each with its own booking workflow and
+ * one ordinary appointment per occurrence, in local time (recurrence.ts), each with its own appointment workflow and
  * `booking.created` event; the changes are one function per file, as the appointments' are: book-series.ts,
  * cancel-series.ts (from a date), add-series-exception.ts; series-service.ts composes them for the API. Single
  * occurrences are rescheduled or completed through /v1/appointments.

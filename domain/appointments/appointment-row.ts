@@ -42,7 +42,7 @@ export async function lockAppointment(uow: UnitOfWork, id: string): Promise<Appo
 }
 
 /**
- * When the family's next reminder is due: the booking workflow's rule (reminder-schedule.ts `nextReminderAt`) applied
+ * When the family's next reminder is due: the appointment workflow's rule (reminder-schedule.ts `nextReminderAt`) applied
  * to the row and its location's `reminderOffsetsMinutes`, so an answer carries it at once rather than after the
  * workflow has read the booking. Reminders already sent are in the past, which the rule skips; only a CONFIRMED
  * appointment is reminded of.

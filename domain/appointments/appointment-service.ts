@@ -2,7 +2,7 @@
  * @module The appointment service: booking (one appointment), reading and listing, and the lifecycle operations
  * (appointment-transitions.ts). The overlap guarantee is the database's (overlap-violation.ts); the availability
  * rules are the same predicate as the availability endpoint (domain/availability/assert-slot-bookable.ts); the
- * booking workflow is started through the outbox and told about every later change after commit.
+ * appointment workflow is started through the outbox and told about every later change after commit.
  */
 import type { Client } from '@temporalio/client'
 import type { AppointmentType } from '../../generated/prisma/enums.ts'
@@ -15,14 +15,14 @@ import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { getAppointment, nextReminderOf, type AppointmentRow } from './appointment-row.ts'
 import { resolveInterval } from './appointment-rules.ts'
 import type { TransitionDeps } from './appointment-transitions.ts'
-import { insertAppointment, lockBookingParties, slotProblem } from './book-appointment.ts'
-import { createBookingNotifier } from './booking-workflow-notifier.ts'
-import { createBookingWorkflowCalls } from './booking-workflow-calls.ts'
+import { insertAppointment, lockAppointmentParties, slotProblem } from './book-appointment.ts'
+import { createAppointmentNotifier } from './appointment-workflow-notifier.ts'
+import { createAppointmentWorkflowCalls } from './appointment-workflow-calls.ts'
 import { cancelAppointment, type CancelInput } from './cancel-appointment.ts'
 import { completeAppointment } from './complete-appointment.ts'
 import { listAppointments } from './list-appointments.ts'
 import { markNoShow } from './mark-no-show.ts'
-import { bookingWorkflowStartAt, minuteMsOf } from '../../common/appointments/reminder-schedule.ts'
+import { appointmentWorkflowStartAt, minuteMsOf } from '../../common/appointments/reminder-schedule.ts'
 import { rescheduleAppointment, type RescheduleInput } from './reschedule-appointment.ts'
 import { updateAppointment, type AppointmentPatch } from './update-appointment.ts'
 import { DAY_MS } from '../../common/time/calendar.ts'
@@ -43,10 +43,10 @@ export interface CreateAppointmentInput {
 export interface AppointmentServiceDeps {
   outbox: WorkflowOutbox
   clock: Clock
-  /** Signals booking workflows after commit (booking-workflow-notifier.ts). */
+  /** Signals appointment workflows after commit (appointment-workflow-notifier.ts). */
   temporal: Client
   logger: Logger
-  /** Length of a policy day (CARE_WORKFLOW_DAY_MS), as the booking workflow counts reminder offsets. */
+  /** Length of a policy day (CARE_WORKFLOW_DAY_MS), as the appointment workflow counts reminder offsets. */
   dayMs?: number
   /**
    * BOOKING_WORKFLOW_START: `deferred` (the default) starts a booking's workflow with a start delay that ends shortly
@@ -68,17 +68,17 @@ export function createAppointmentService({
   viewPacing = { perSecond: 0, burst: 1, maxWaitMs: 0 },
 }: AppointmentServiceDeps) {
   const viewPacer = createPacer({ ...viewPacing, what: "A tenant's workflow views", refuse: rateLimited })
-  const notifier = createBookingNotifier({ temporal, logger, started: outbox.started })
-  const workflow = createBookingWorkflowCalls({ temporal, logger, started: outbox.started })
+  const notifier = createAppointmentNotifier({ temporal, logger, started: outbox.started })
+  const workflow = createAppointmentWorkflowCalls({ temporal, logger, started: outbox.started })
   const deps: TransitionDeps = { clock, notifier, workflow, outbox }
   const minuteMs = minuteMsOf(dayMs)
-  const workflowStartAt = (startsAt: Date, offsetsMinutes: number[]) =>
+  const workflowStartAt = (startsAt: Date, offsetsMinutes: number[], now = clock().getTime()) =>
     workflowStart === 'immediate'
       ? null
-      : bookingWorkflowStartAt({ startsAt: startsAt.toISOString(), offsetsMinutes, minuteMs, now: clock().getTime() })
+      : appointmentWorkflowStartAt({ startsAt: startsAt.toISOString(), offsetsMinutes, minuteMs, now })
 
   /**
-   * Books an appointment: `CONFIRMED` at once when the slot is bookable, its booking workflow queued and its
+   * Books an appointment: `CONFIRMED` at once when the slot is bookable, its appointment workflow queued and its
    * `booking.created` event recorded.
    * @throws AppError `validation_error` (bad interval, unknown child or provider), `slot_unavailable`
    */
@@ -98,7 +98,7 @@ export function createAppointmentService({
     const { interval } = resolved
     // Sent together, one round trip: on the unit's one connection the slot check runs after the lock is taken, as it
     // must. The lock's refusal (no such child or provider) is the answer when there is one.
-    const locking = lockBookingParties(uow, input)
+    const locking = lockAppointmentParties(uow, input)
     const checking = slotProblem(uow, { providerId: input.providerId, interval, now })
     checking.catch(() => undefined)
     const parties = await locking
@@ -147,7 +147,7 @@ export function createAppointmentService({
       return reminded(await updateAppointment(deps, uow, id, patch))
     },
     /**
-     * The appointment's booking lifecycle and follow-up as their workflows hold them (404 for another tenant's),
+     * The appointment's appointment lifecycle and follow-up as their workflows hold them (404 for another tenant's),
      * paced per tenant.
      * @throws AppError `not_found`, `dependency_unavailable`, `rate_limited`
      */

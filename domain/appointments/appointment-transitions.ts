@@ -3,42 +3,42 @@
  * its own file and given its dependencies ({@link TransitionDeps}) first: cancel-appointment.ts,
  * complete-appointment.ts, mark-no-show.ts, reschedule-appointment.ts and update-appointment.ts (edits of its
  * descriptive fields). Each locks the appointment's row, asks the state machine (appointment-state.ts) whether the
- * action is legal, asks the booking workflow to accept the step (a Temporal update whose answer — the next reminder,
+ * action is legal, asks the appointment workflow to accept the step (a Temporal update whose answer — the next reminder,
  * the no-show deadline — the response carries as `workflow`) holding no transaction (`UnitOfWork.release`: the read
  * commits first), then locks the row again in the unit's next transaction, checks the step against the row as it is
  * now (another request may have changed it during the call: {@link askWorkflowThenRelock}), writes the change with
- * its event, and tells the booking workflow after commit (`bookingChanged`: it re-reads and confirms, which also
+ * its event, and tells the appointment workflow after commit (`bookingChanged`: it re-reads and confirms, which also
  * undoes an accepted step that was then refused here). Temporal unreachable: 503, nothing written
- * (booking-workflow-calls.ts). Series cancellations go without the update (the signal only), so cancelling a long
+ * (appointment-workflow-calls.ts). Series cancellations go without the update (the signal only), so cancelling a long
  * series is not one round trip per occurrence.
  */
 import type { Clock } from '../../infra/clock.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import type { BookingWorkflowView } from '../../common/appointments/booking-contract.ts'
+import type { AppointmentLifecycleView } from '../../common/appointments/appointment-workflow-contract.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { lockAppointment, type AppointmentRow } from './appointment-row.ts'
 import { assertTransition, type AppointmentAction } from './appointment-state.ts'
-import type { BookingNotifier } from './booking-workflow-notifier.ts'
-import type { BookingWorkflowCalls } from './booking-workflow-calls.ts'
+import type { AppointmentNotifier } from './appointment-workflow-notifier.ts'
+import type { AppointmentWorkflowCalls } from './appointment-workflow-calls.ts'
 
 /** What every transition is given, explicitly, as its first argument. */
 export interface TransitionDeps {
   clock: Clock
-  notifier: BookingNotifier
-  /** The booking lifecycle's updates; absent: changes are only signalled (as before the lifecycle). */
-  workflow?: BookingWorkflowCalls
+  notifier: AppointmentNotifier
+  /** The appointment lifecycle's updates; absent: changes are only signalled (as before the lifecycle). */
+  workflow?: AppointmentWorkflowCalls
   /** Starts the appointment follow-up at completion; absent: no follow-up. */
   outbox?: WorkflowOutbox
 }
 
 /**
- * An appointment after a lifecycle operation, with the booking workflow's accepted result: null when the workflow
+ * An appointment after a lifecycle operation, with the appointment workflow's accepted result: null when the workflow
  * does not exist (yet), absent when it was not asked (edits of descriptive fields, series cancellations).
  */
-export type TransitionedAppointment = AppointmentRow & { workflow?: BookingWorkflowView | null }
+export type TransitionedAppointment = AppointmentRow & { workflow?: AppointmentLifecycleView | null }
 
 /**
- * Asks the booking workflow to accept a step, holding no transaction, then locks the appointment again in the unit's
+ * Asks the appointment workflow to accept a step, holding no transaction, then locks the appointment again in the unit's
  * next transaction and checks the step against it as it is now. A step the workflow accepted that is refused here
  * is not written; the workflow is told to re-read after commit, and follows the row.
  * @param deps - the clock the step is checked at and the notifier that tells the workflow to re-read

@@ -1,18 +1,18 @@
 /**
  * @module Writing a new CONFIRMED appointment, shared by a single booking and by every occurrence of a series: the
  * parties are checked and the provider's row locked, the slot is checked against the availability rules, the row is
- * inserted (the database refuses a double booking), its booking workflow is queued in the outbox and its
+ * inserted (the database refuses a double booking), its appointment workflow is queued in the outbox and its
  * `booking.created` event recorded, all in the caller's unit of work.
  */
 import { Prisma, type Appointment } from '../../generated/prisma/client.ts'
 import type { AppointmentType } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
-  BOOKING_KIND,
-  BOOKING_WORKFLOW,
-  bookingWorkflowId,
-  type BookingWorkflowInput,
-} from '../../common/appointments/booking-contract.ts'
+  APPOINTMENT_WORKFLOW_KIND,
+  APPOINTMENT_WORKFLOW,
+  appointmentWorkflowId,
+  type AppointmentWorkflowInput,
+} from '../../common/appointments/appointment-workflow-contract.ts'
 import { slotUnavailableReason, slotUnavailableError } from '../availability/assert-slot-bookable.ts'
 import { validationError, type AppError, type FieldError } from '../errors.ts'
 import { recordEvent } from '../events/record-event.ts'
@@ -27,7 +27,7 @@ import { overlapError, overlapViolation } from './overlap-violation.ts'
  * The child, the provider (row locked) and the provider's location, checked once per booking or series, with what the
  * new appointment's answer and its `booking.created` price need of them (read here rather than again after the insert).
  */
-export interface BookingParties {
+export interface AppointmentParties {
   childId: string
   provider: { id: string; name: string; locationId: string; disciplines: string[] }
   location: { id: string; timeZone: string; currency: string; reminderOffsetsMinutes: number[] }
@@ -54,11 +54,11 @@ export interface NewAppointment {
  * without blocking inserts elsewhere that merely reference these rows (foreign-key checks).
  * @throws AppError `validation_error` naming `childId` (`not_found`, `archived`) and/or `providerId` (`not_found`)
  */
-export async function lockBookingParties(
+export async function lockAppointmentParties(
   uow: UnitOfWork,
   input: { childId: string; providerId: string },
   paths: { childId: string; providerId: string } = { childId: 'childId', providerId: 'providerId' }
-): Promise<BookingParties> {
+): Promise<AppointmentParties> {
   const { tenantId } = uow
   // One round trip for both rows and the provider's location (only the provider's row is locked of those two), issue
   // 22. The child's scan compares with the provider's row count: that makes the provider's lock an init plan taken
@@ -137,8 +137,8 @@ const dateOnly = (date: Date) => date.toISOString().slice(0, 10)
 export interface InsertDeps {
   outbox: WorkflowOutbox
   /**
-   * When the booking workflow's first task should run, for an appointment starting at `startsAt` under these reminder
-   * offsets (epoch ms; null: at once). The appointment service's rule: reminder-schedule.ts `bookingWorkflowStartAt`.
+   * When the appointment workflow's first task should run, for an appointment starting at `startsAt` under these reminder
+   * offsets (epoch ms; null: at once). The appointment service's rule: reminder-schedule.ts `appointmentWorkflowStartAt`.
    */
   workflowStartAt: (startsAt: Date, reminderOffsetsMinutes: number[]) => number | null
 }
@@ -151,14 +151,14 @@ export interface InsertOptions {
 }
 
 /**
- * Inserts a CONFIRMED appointment for checked parties, queues its booking workflow and records `booking.created`.
+ * Inserts a CONFIRMED appointment for checked parties, queues its appointment workflow and records `booking.created`.
  * The caller has already checked the slot ({@link slotProblem}).
  * @throws AppError `slot_unavailable` when the database refuses an overlap of the provider or of the child
  */
 export async function insertAppointment(
   uow: UnitOfWork,
   { outbox, workflowStartAt }: InsertDeps,
-  parties: BookingParties,
+  parties: AppointmentParties,
   input: NewAppointment,
   { savepoint = false, prices = new Map() }: InsertOptions = {}
 ): Promise<AppointmentRow> {
@@ -204,19 +204,19 @@ export async function insertAppointment(
   const followUps = () =>
     Promise.all([
       outbox.enqueue(uow, {
-        workflowType: BOOKING_WORKFLOW,
-        workflowId: bookingWorkflowId(row.id),
-        args: [{ tenantId, appointmentId: row.id } satisfies BookingWorkflowInput],
+        workflowType: APPOINTMENT_WORKFLOW,
+        workflowId: appointmentWorkflowId(row.id),
+        args: [{ tenantId, appointmentId: row.id } satisfies AppointmentWorkflowInput],
         searchAttributes: {
           TenantId: tenantId,
-          WorkflowKind: BOOKING_KIND,
+          WorkflowKind: APPOINTMENT_WORKFLOW_KIND,
           AppointmentId: row.id,
           ChildId: row.childId,
           ProviderId: row.providerId,
           LocationId: row.locationId,
         },
         startAt: workflowStartAt(row.startsAt, parties.location.reminderOffsetsMinutes),
-        // The booking's calls (views, updates, signals) wait for it: booking-workflow-calls.ts.
+        // The booking's calls (views, updates, signals) wait for it: appointment-workflow-calls.ts.
         afterAnswer: true,
       }),
       known ??

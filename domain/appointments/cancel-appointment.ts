@@ -1,6 +1,6 @@
 /**
  * @module Cancelling an appointment: `CANCELLED` with a reason code, a note and whether it is late by its location's
- * policy, and `booking.cancelled`. The API cancels one appointment by id (asking its booking workflow first); a
+ * policy, and `booking.cancelled`. The API cancels one appointment by id (asking its appointment workflow first); a
  * series cancels its occurrences already locked, without asking (domain/appointment-series/series-store.ts `cancelOccurrence`).
  */
 import type { CancellationReason } from '../../generated/prisma/enums.ts'
@@ -17,8 +17,8 @@ export interface CancelInput {
 
 /**
  * Cancels a locked appointment: `CANCELLED` with the reason, the note and whether it is late by its location's
- * policy; records `booking.cancelled`; tells the booking workflow after commit.
- * @param deps - with `workflow`, the booking workflow accepts the step first; without (a series' cancellations), the
+ * policy; records `booking.cancelled`; tells the appointment workflow after commit.
+ * @param deps - with `workflow`, the appointment workflow accepts the step first; without (a series' cancellations), the
  *   change is only signalled, so cancelling a long series is not one round trip per occurrence
  * @param appointment - locked in this unit (`lockAppointment`)
  * @returns the cancelled appointment, with the workflow's answer when it was asked

@@ -18,8 +18,8 @@ import { askWorkflowThenRelock, type TransitionDeps, type TransitionedAppointmen
 
 /**
  * Records that the appointment took place: `COMPLETED`, its session ensured, `appointment.completed` recorded, the
- * follow-up queued (when `deps.outbox` is given), the booking workflow told after commit.
- * @param deps - the clock, the notifier, (optionally) the booking workflow's updates and the outbox
+ * follow-up queued (when `deps.outbox` is given), the appointment workflow told after commit.
+ * @param deps - the clock, the notifier, (optionally) the appointment workflow's updates and the outbox
  * @param id - the appointment
  * @returns the completed appointment, with the workflow's answer when it was asked
  * @throws AppError `not_found`, `invalid_state_transition` unless CONFIRMED and started

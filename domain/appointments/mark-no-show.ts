@@ -1,7 +1,7 @@
 /**
  * @module Marking an appointment a no-show: the child did not come. Two callers decide it: a user through the API
- * (`markNoShow`, which asks the booking workflow first, as every transition does) and the booking workflow at its
- * deadline (booking-lifecycle-store.ts `markNoShowIfAbsent`, which first checks nobody checked in). Both write it
+ * (`markNoShow`, which asks the appointment workflow first, as every transition does) and the appointment workflow at its
+ * deadline (appointment-lifecycle-store.ts `markNoShowIfAbsent`, which first checks nobody checked in). Both write it
  * through `recordNoShow`, so the status, its timestamp and the event are the same whoever decided.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -13,7 +13,7 @@ import { askWorkflowThenRelock, type TransitionDeps, type TransitionedAppointmen
 /**
  * Writes the no-show of a locked appointment the state machine allowed it for: `NO_SHOW` at `now`, with the platform
  * event `appointment.no_show` (the spec's catalogue has none; docs/webhooks.md).
- * @param markedBy - who decided: `API` (a user) or `WORKFLOW` (the booking workflow's deadline)
+ * @param markedBy - who decided: `API` (a user) or `WORKFLOW` (the appointment workflow's deadline)
  * @returns the appointment as written
  */
 export async function recordNoShow(
@@ -38,9 +38,9 @@ export async function recordNoShow(
 }
 
 /**
- * Records, at a user's request, that the child did not come: the booking workflow accepts the step (when it exists),
+ * Records, at a user's request, that the child did not come: the appointment workflow accepts the step (when it exists),
  * then {@link recordNoShow}, and the workflow is told after commit.
- * @param deps - the clock, the notifier and (optionally) the booking workflow's updates
+ * @param deps - the clock, the notifier and (optionally) the appointment workflow's updates
  * @param id - the appointment
  * @returns the appointment marked NO_SHOW, with the workflow's answer when it was asked
  * @throws AppError `invalid_state_transition` unless CONFIRMED and started

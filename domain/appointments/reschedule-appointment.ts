@@ -12,7 +12,7 @@ import { APPOINTMENT_INCLUDE, durationMinutesOf, lockAppointment, type Appointme
 import { resolveInterval } from './appointment-rules.ts'
 import { assertTransition } from './appointment-state.ts'
 import { askWorkflowThenRelock, type TransitionDeps, type TransitionedAppointment } from './appointment-transitions.ts'
-import { lockBookingParties, slotProblem } from './book-appointment.ts'
+import { lockAppointmentParties, slotProblem } from './book-appointment.ts'
 import { overlapError, overlapViolation } from './overlap-violation.ts'
 
 /** A new time and/or provider; what is left out stays as it is (the duration included). */
@@ -31,7 +31,7 @@ const sameSlot = (a: AppointmentRow, b: AppointmentRow) =>
 /**
  * Moves a locked appointment to a new time, duration and/or provider. A request that changes nothing is a no-op
  * (no history row, no event). The old time is kept in the reschedule history; `appointment.rescheduled` recorded.
- * @param deps - the clock, the notifier and (optionally) the booking workflow's updates
+ * @param deps - the clock, the notifier and (optionally) the appointment workflow's updates
  * @param appointment - locked in this unit (`lockAppointment`)
  * @param explicit - an explicit reschedule operation checks the state even when nothing changes
  * @returns the appointment as it is afterwards, with the workflow's answer when it was asked
@@ -61,7 +61,7 @@ export async function rescheduleLockedAppointment(
   if ('errors' in resolved) throw validationError(resolved.errors)
   const { interval } = resolved
   const lockParties = async () => {
-    const locked = await lockBookingParties(uow, { childId: appointment.childId, providerId })
+    const locked = await lockAppointmentParties(uow, { childId: appointment.childId, providerId })
     const problem = await slotProblem(uow, { providerId, interval, excludeAppointmentId: appointment.id, now })
     if (problem) throw problem
     return locked

@@ -20,7 +20,7 @@ export interface AppointmentPatch extends RescheduleInput {
  * Applies a merge patch of the writable fields. `startsAt`, `durationMinutes` and `providerId` make it a
  * reschedule; `type` and `service` can change only while CONFIRMED; `notes` in any state (null removes them).
  * Fields set to their current value change nothing.
- * @param deps - the clock, the notifier and (optionally) the booking workflow's updates, for the reschedule
+ * @param deps - the clock, the notifier and (optionally) the appointment workflow's updates, for the reschedule
  * @returns the appointment as it is afterwards, with the workflow's answer when a reschedule asked it
  * @throws AppError `not_found`, `invalid_state_transition`, `validation_error`, `slot_unavailable`
  */

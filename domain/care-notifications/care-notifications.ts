@@ -8,7 +8,7 @@ import type { Prisma } from '../../generated/prisma/client.ts'
 import type { CareNotificationStatus } from '../../generated/prisma/enums.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { APPOINTMENT_FOLLOW_UP_KIND } from '../../common/appointments/appointment-follow-up-contract.ts'
-import { BOOKING_KIND } from '../../common/appointments/booking-contract.ts'
+import { APPOINTMENT_WORKFLOW_KIND } from '../../common/appointments/appointment-workflow-contract.ts'
 import { CHILD_PROGRESS_KIND } from '../../common/child-progress/child-progress-contract.ts'
 import { EARLY_INTERVENTION_KIND } from '../../common/early-intervention/early-intervention-contract.ts'
 import { LEAD_QUALIFICATION_KIND } from '../../common/leads/lead-qualification-contract.ts'
@@ -29,7 +29,7 @@ export const LISTED_CARE_WORKFLOW_KINDS = [
  * The booking and appointment follow-up workflows record notifications too, but no route lists them.
  */
 export type CareWorkflowKind =
-  (typeof LISTED_CARE_WORKFLOW_KINDS)[number] | typeof BOOKING_KIND | typeof APPOINTMENT_FOLLOW_UP_KIND
+  (typeof LISTED_CARE_WORKFLOW_KINDS)[number] | typeof APPOINTMENT_WORKFLOW_KIND | typeof APPOINTMENT_FOLLOW_UP_KIND
 
 /** Ids, kinds and numbers only: the details are shown to API clients and never carry clinical text. */
 export type NotificationDetails = Record<string, string | number | boolean | string[] | null>

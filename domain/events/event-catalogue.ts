@@ -93,7 +93,7 @@ export const EVENT_DATA_SCHEMAS = {
   }),
   /**
    * Not in the spec (a platform extra, docs/webhooks.md): an appointment passed its end without a check-in and was
-   * marked NO_SHOW, by the booking workflow at the no-show deadline or through the API.
+   * marked NO_SHOW, by the appointment workflow at the no-show deadline or through the API.
    */
   'appointment.no_show': z.object({
     appointmentId: id('The appointment id.'),

@@ -12,7 +12,7 @@ import { lockLead, settleLeadNotifications } from './lead-store.ts'
 import { sameInstant, type OfferedSlot, type SlotChoice } from './offer-lead.ts'
 
 /**
- * Books an offered slot through the normal booking path (availability rules, overlap guarantee, booking workflow,
+ * Books an offered slot through the normal booking path (availability rules, overlap guarantee, appointment workflow,
  * `booking.created`) and closes the lead BOOKED with the appointment. The appointment is written first: a slot
  * taken meanwhile answers `slot_unavailable` without asking the workflow; a refusal by the workflow (the window
  * closed a moment ago) rolls the appointment back.

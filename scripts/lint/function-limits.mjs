@@ -33,7 +33,7 @@ const FUNCTION_SIZE_CAPS = {
   'domain/appointment-series/book-series.ts': [91, WHY.useCase],
   'domain/appointments/appointment-service.ts': [88, WHY.factory],
   'domain/appointments/book-appointment.ts': [100, WHY.useCase],
-  'domain/appointments/booking-workflow-calls.ts': [94, WHY.factory],
+  'domain/appointments/appointment-workflow-calls.ts': [94, WHY.factory],
   'domain/appointments/reschedule-appointment.ts': [98, WHY.useCase],
   'domain/auth/revocation-list.ts': [99, WHY.factory],
   'domain/auth/signing-keys.ts': [91, WHY.factory],

@@ -5,7 +5,10 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { bookingChangedSignal, bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
+import {
+  appointmentChangedSignal,
+  appointmentWorkflowId,
+} from '../../common/appointments/appointment-workflow-contract.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
 let platform: Platform
@@ -108,7 +111,7 @@ describe('POST /v1/appointment-series', () => {
       )
     )
     expect(mine).toHaveLength(4)
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(third.appointmentId))
+    const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(third.appointmentId))
     expect((await eventually(() => handle.describe().catch(() => undefined))).status.name).toBe('RUNNING')
   })
 
@@ -272,13 +275,13 @@ describe('changing a series', () => {
     // A series cancellation signals without an update, so an occurrence's workflow still in its start delay
     // (BOOKING_WORKFLOW_START=deferred) reads the cancellation when it runs. Run it now, as the delay's end would.
     const appointmentId = series.occurrences[3].appointmentId
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(appointmentId))
+    const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(appointmentId))
     expect((await handle.describe()).executionTime!.getTime()).toBeGreaterThan(Date.now())
     await platform.temporal.workflow.signalWithStart('bookingWorkflow', {
       workflowId: handle.workflowId,
       taskQueue: platform.config.TEMPORAL_TASK_QUEUE,
       args: [{ tenantId, appointmentId }],
-      signal: bookingChangedSignal,
+      signal: appointmentChangedSignal,
     })
     expect(await handle.result()).toEqual({ appointmentId, state: 'CANCELLED' })
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
+import { appointmentWorkflowId } from '../../common/appointments/appointment-workflow-contract.ts'
 import { futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { newId } from '../../domain/ids.ts'
@@ -187,7 +187,7 @@ describe('nextReminderAt (issue 22)', () => {
     const listed = (await get(`/v1/appointments?childId=${later.childId}`)).body.data
     expect(listed[0].nextReminderAt).toBe(first)
     // Its workflow is started, deferred until shortly before that reminder (the workflow's own view of it, once it
-    // runs, is compared in booking-deferred-start.int.test.ts).
+    // runs, is compared in appointment-workflow-deferred-start.int.test.ts).
     const view = (await get(`/v1/appointments/${later.id}/workflow`)).body
     expect(view).toMatchObject({ execution: 'SCHEDULED', lifecycle: null })
     // The delay is counted from the start request, so the server's start time adds a few ms.
@@ -210,7 +210,7 @@ describe('cancelling', () => {
     expect(policy.status).toBe(200)
     const late = await bookIn(30 * HOUR)
     const onTime = await bookIn(50 * HOUR)
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(late.id))
+    const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(late.id))
     await eventually(() => handle.describe().catch(() => undefined))
 
     const cancelled = await post(`/v1/appointments/${late.id}/cancel`, { reason: 'ILLNESS', note: 'Fever' })
@@ -246,7 +246,7 @@ describe('cancelling', () => {
 describe('completing and no-shows', () => {
   it('completes only once started, records appointment.completed, ends the workflow', async () => {
     const a = await bookIn(3 * MINUTE)
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(a.id))
+    const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(a.id))
     await eventually(() => handle.describe().catch(() => undefined))
 
     const early = await post(`/v1/appointments/${a.id}/complete`)
@@ -273,7 +273,7 @@ describe('completing and no-shows', () => {
 
   it('marks a no-show only once started, and ends the workflow', async () => {
     const a = await bookIn(3 * MINUTE)
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(a.id))
+    const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(a.id))
     await eventually(() => handle.describe().catch(() => undefined))
     const early = await post(`/v1/appointments/${a.id}/no-show`)
     expect(early.status).toBe(409)
@@ -339,7 +339,7 @@ describe('rescheduling', () => {
   it('moves the appointment, keeps its history, records appointment.rescheduled and reaches the workflow', async () => {
     const a = await bookIn(3 * 24 * HOUR)
     const otherProvider = await newProvider()
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(a.id))
+    const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(a.id))
     await eventually(() => handle.describe().catch(() => undefined))
 
     const target = futureSlot(9, 16)

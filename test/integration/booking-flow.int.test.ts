@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
+import { appointmentWorkflowId } from '../../common/appointments/appointment-workflow-contract.ts'
 import { createChildAndProvider, futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
@@ -85,7 +85,7 @@ describe('POST /v1/appointments', () => {
     expect(read.status).toBe(200)
     expect(read.body).toEqual(appointment)
 
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(appointment.id))
+    const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(appointment.id))
     const description = await eventually(() => handle.describe().catch(() => undefined))
     expect(description.status.name).toBe('RUNNING')
     expect(description.type).toBe('bookingWorkflow')

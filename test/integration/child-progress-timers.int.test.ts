@@ -12,7 +12,7 @@
  * child-progress.int.test.ts, on the dev server.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
+import { appointmentWorkflowId } from '../../common/appointments/appointment-workflow-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
 import {
   childProgressScenario,
@@ -147,7 +147,7 @@ describe('progress follow-up of a child', () => {
       token: centre.token,
       body: { childId, providerId: centre.providerId, startsAt: futureSlot(40, 15, platform.apiNow()).toISOString() },
     })
-    const booking = platform.temporal.workflow.getHandle(bookingWorkflowId(extra.body.id))
+    const booking = platform.temporal.workflow.getHandle(appointmentWorkflowId(extra.body.id))
     await eventually(() => booking.describe().catch(() => undefined))
     await untilNoActivityRuns(booking)
     expect(

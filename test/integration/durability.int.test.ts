@@ -4,10 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import {
-  bookingStatusQuery,
-  bookingWorkflowId,
-  cancelBookingSignal,
-} from '../../common/appointments/booking-contract.ts'
+  appointmentStatusQuery,
+  appointmentWorkflowId,
+  cancelAppointmentSignal,
+} from '../../common/appointments/appointment-workflow-contract.ts'
 import { bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
@@ -38,7 +38,7 @@ describe('Temporal briefly unavailable', () => {
   it('keeps the booking and starts its workflow once Temporal is back', async () => {
     proxy.cut()
     const { id } = await bookAppointment(platform.http, token, { timeZone: 'America/New_York' })
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+    const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(id))
 
     // The booking is committed; its workflow start waits in the outbox.
     const stored = await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })
@@ -82,15 +82,15 @@ describe('Temporal briefly unavailable', () => {
 describe('worker crash', () => {
   it('continues an open booking workflow after its worker is killed and restarted', async () => {
     const { id } = await bookAppointment(platform.http, token, { timeZone: 'America/New_York' })
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+    const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(id))
     // The worker has run the workflow's first task (it loaded the booking) and the workflow waits for its next step.
-    const state = await eventually(() => handle.query(bookingStatusQuery).catch(() => undefined), 60_000)
+    const state = await eventually(() => handle.query(appointmentStatusQuery).catch(() => undefined), 60_000)
     expect(state.state).toBe('CONFIRMED')
 
     await platform.killWorkers('SIGKILL')
     // The server records the signal with no worker alive; nothing can act on it yet. (An operator's cancel: the
     // appointment is days ahead, and the state machine completes only an appointment that has started.)
-    await handle.signal(cancelBookingSignal, {})
+    await handle.signal(cancelAppointmentSignal, {})
     await new Promise((resolve) => setTimeout(resolve, 1500))
     expect((await handle.describe()).status.name).toBe('RUNNING')
     expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('CONFIRMED')
@@ -104,9 +104,9 @@ describe('worker crash', () => {
 describe('a start made again', () => {
   it('never runs a one-shot workflow a second time once it has closed', async () => {
     const { id } = await bookAppointment(platform.http, token, { timeZone: 'America/New_York' })
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
-    await eventually(() => handle.query(bookingStatusQuery).catch(() => undefined), 60_000)
-    await handle.signal(cancelBookingSignal, {})
+    const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(id))
+    await eventually(() => handle.query(appointmentStatusQuery).catch(() => undefined), 60_000)
+    await handle.signal(cancelAppointmentSignal, {})
     expect(await handle.result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
     const { runId } = await handle.describe()
 

@@ -11,10 +11,10 @@ import type { temporal } from '@temporalio/proto'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createPayloadCodec } from '../../infra/payload-codec.ts'
 import {
-  bookingStatusQuery,
-  bookingWorkflowId,
-  cancelBookingSignal,
-} from '../../common/appointments/booking-contract.ts'
+  appointmentStatusQuery,
+  appointmentWorkflowId,
+  cancelAppointmentSignal,
+} from '../../common/appointments/appointment-workflow-contract.ts'
 import { bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 
@@ -61,8 +61,8 @@ const toJson = ({ metadata, data }: Payload) => ({
 /** Books an appointment and waits until the worker has run its workflow's first step. */
 async function bookAndStart() {
   const booking = await bookAppointment(platform.http, token, { days: 9, timeZone: 'Europe/Berlin' })
-  const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(booking.id))
-  const status = await eventually(() => handle.query(bookingStatusQuery).catch(() => undefined), 60_000)
+  const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(booking.id))
+  const status = await eventually(() => handle.query(appointmentStatusQuery).catch(() => undefined), 60_000)
   expect(status).toEqual({ appointmentId: booking.id, state: 'CONFIRMED' })
   // The workflow answers queries from its first task, before the result of its first read (loading the booking, a
   // local activity: its result is a marker's) is in the history: wait for that result too.
@@ -118,14 +118,14 @@ describe('Temporal payloads', () => {
     expect(defaultPayloadConverter.fromPayload(decoded!)).toEqual({ tenantId, appointmentId: id })
 
     // A client without the codec cannot make sense of what the worker answers.
-    await expect(plainClient.workflow.getHandle(bookingWorkflowId(id)).query(bookingStatusQuery)).rejects.toThrow(
-      /binary\/encrypted/
-    )
+    await expect(
+      plainClient.workflow.getHandle(appointmentWorkflowId(id)).query(appointmentStatusQuery)
+    ).rejects.toThrow(/binary\/encrypted/)
   })
 
   it('do not stop the worker: a booking runs to its end (an operator cancels it) with the codec on', async () => {
     const { id, handle } = await bookAndStart()
-    await handle.signal(cancelBookingSignal, {})
+    await handle.signal(cancelAppointmentSignal, {})
     expect(await handle.result()).toEqual({ appointmentId: id, state: 'CANCELLED' })
     expect((await platform.api.deps.db.appointment.findUniqueOrThrow({ where: { id } })).status).toBe('CANCELLED')
 

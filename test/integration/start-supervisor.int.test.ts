@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import type { DemoCredentials } from '../../scripts/seed-demo.ts'
-import { bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
+import { appointmentWorkflowId } from '../../common/appointments/appointment-workflow-contract.ts'
 import { createChildAndProvider, futureSlot } from '../support/fixtures.ts'
 import { httpClient, type HttpClient } from '../support/http.ts'
 import { eventually } from '../support/platform.ts'
@@ -169,7 +169,7 @@ describe('npm start as a supervisor', () => {
     for (const id of ids) {
       // The booking's first workflow task was completed by the restarted worker (its identity is pid@host).
       const identity = await eventually(async () => {
-        const history = await temporal.workflow.getHandle(bookingWorkflowId(id)).fetchHistory()
+        const history = await temporal.workflow.getHandle(appointmentWorkflowId(id)).fetchHistory()
         return history.events?.find((event) => event.workflowTaskCompletedEventAttributes)
           ?.workflowTaskCompletedEventAttributes?.identity
       }, 60_000)

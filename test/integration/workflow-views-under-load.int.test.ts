@@ -11,7 +11,7 @@
  * to a webhook receiver, each agent run triggered by it finished. The deferrals the API logged are counted and shown.
  */
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest'
-import { bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
+import { appointmentWorkflowId } from '../../common/appointments/appointment-workflow-contract.ts'
 import { createChildAndProvider, futureSlot } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startViewLoops } from '../support/view-loops.ts'
@@ -196,14 +196,14 @@ describe('workflow views under load', () => {
     await eventually(
       async () =>
         (await platform.db.workflowOutbox.count({
-          where: { workflowId: { in: booked.map(bookingWorkflowId) }, state: 'DISPATCHED' },
+          where: { workflowId: { in: booked.map(appointmentWorkflowId) }, state: 'DISPATCHED' },
         })) === booked.length || undefined,
       120_000,
       500
     )
     for (const id of booked) {
-      const description = await platform.temporal.workflow.getHandle(bookingWorkflowId(id)).describe()
-      expect(description.workflowId).toBe(bookingWorkflowId(id))
+      const description = await platform.temporal.workflow.getHandle(appointmentWorkflowId(id)).describe()
+      expect(description.workflowId).toBe(appointmentWorkflowId(id))
     }
     // ...every booking.created delivered, once per booking...
     const deliveredBookings = await eventually(

@@ -1,6 +1,6 @@
 /**
  * @module A tenant a test acts as, on either platform (the dev server's or the time-skipping one): its ids, its token
- * and the platform itself, so the per-area scenario helpers (leads-scenario.ts, booking-scenario.ts...) take one value
+ * and the platform itself, so the per-area scenario helpers (leads-scenario.ts, appointment-scenario.ts...) take one value
  * and serve a timer file and its outage file alike.
  */
 import { expect } from 'vitest'

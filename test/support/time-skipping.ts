@@ -100,7 +100,7 @@ export async function startTimeSkippingPlatform(
       WEBHOOK_PUMP_PARTITIONS: '0',
       // The Java test server does not keep a delayed start's promise: asked for the view of a workflow still in its
       // start delay, it sends the worker a query for a run that never started (IllegalStateError) where the real server
-      // answers FAILED_PRECONDITION. Deferred starts are tested on the dev server (booking-deferred-start.int.test.ts).
+      // answers FAILED_PRECONDITION. Deferred starts are tested on the dev server (appointment-workflow-deferred-start.int.test.ts).
       BOOKING_WORKFLOW_START: 'immediate',
       ...(options.apiClock === 'server' ? { ACCESS_TOKEN_TTL_SECONDS: String(90 * 86_400) } : {}),
       ...options.overrides,

@@ -116,8 +116,8 @@ export const AppointmentCancel = z
 const LocalDateTime = (description: string) =>
   z.string().openapi({ format: 'date-time', description, example: '2026-12-01T09:00:00-06:00' })
 
-/** The booking lifecycle's answer (common/appointments/booking-contract.ts `BookingWorkflowView`). */
-export const BookingWorkflowAnswer = z
+/** The appointment lifecycle's answer (common/appointments/appointment-workflow-contract.ts `AppointmentLifecycleView`). */
+export const AppointmentWorkflowAnswer = z
   .object({
     state: AppointmentStatusSchema.openapi({ description: 'The state the booking workflow accepted' }),
     nextReminderAt: UtcDateTime.nullable().openapi({
@@ -183,7 +183,7 @@ export const Appointment = z
     }),
     createdAt: UtcDateTime,
     updatedAt: UtcDateTime,
-    workflow: orNull(BookingWorkflowAnswer)
+    workflow: orNull(AppointmentWorkflowAnswer)
       .optional()
       .openapi({
         description:
@@ -210,7 +210,7 @@ export const AppointmentWorkflow = z
     runsFrom: UtcDateTime.nullable().openapi({
       description: 'When a SCHEDULED workflow runs its first step; null in every other execution state',
     }),
-    lifecycle: orNull(BookingWorkflowAnswer),
+    lifecycle: orNull(AppointmentWorkflowAnswer),
     followUp: z
       .object({
         workflowId: z.string(),

@@ -10,7 +10,7 @@ import { rethrowIfTransactionHeld } from '../../../infra/network-guard.ts'
 import { AGENT_RUN_KIND } from '../../../common/agents/agent-run-contract.ts'
 import { ASSESSMENT_REMINDER_KIND } from '../../../common/assessments/assessment-reminder-contract.ts'
 import { CHILD_PROGRESS_KIND } from '../../../common/child-progress/child-progress-contract.ts'
-import { BOOKING_KIND } from '../../../common/appointments/booking-contract.ts'
+import { APPOINTMENT_WORKFLOW_KIND } from '../../../common/appointments/appointment-workflow-contract.ts'
 import { EARLY_INTERVENTION_KIND } from '../../../common/early-intervention/early-intervention-contract.ts'
 import { KNOWLEDGE_INDEXING_KIND } from '../../../common/knowledge/knowledge-indexing-contract.ts'
 import { KNOWLEDGE_REEMBED_KIND } from '../../../common/knowledge/knowledge-reembed-contract.ts'
@@ -30,7 +30,7 @@ export const WORKFLOW_KINDS: ReadonlyArray<{ kind: string; category: WorkflowCat
   { kind: EARLY_INTERVENTION_KIND, category: 'CARE' },
   { kind: CHILD_PROGRESS_KIND, category: 'CARE' },
   { kind: PROVIDER_ONBOARDING_KIND, category: 'CARE' },
-  { kind: BOOKING_KIND, category: 'BOOKING' },
+  { kind: APPOINTMENT_WORKFLOW_KIND, category: 'BOOKING' },
   { kind: KNOWLEDGE_INDEXING_KIND, category: 'PLATFORM' },
   { kind: KNOWLEDGE_REEMBED_KIND, category: 'PLATFORM' },
   { kind: WEBHOOK_DELIVERY_KIND, category: 'PLATFORM' },

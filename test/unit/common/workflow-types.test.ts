@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest'
 const root = path.resolve(import.meta.dirname, '../../..')
 
 const registered = [
-  ...readFileSync(path.join(root, 'workflows/index.ts'), 'utf8').matchAll(/^export \{ (\w+) \} from/gm),
+  ...readFileSync(path.join(root, 'workflows/index.ts'), 'utf8').matchAll(/^export \{ (?:\w+ as )?(\w+) \} from/gm),
 ].map(([, name]) => name!)
 
 const constants = readdirSync(path.join(root, 'common'), { recursive: true, encoding: 'utf8' })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import {
-  BOOKING_START_LEAD_MS,
-  bookingWorkflowStartAt,
+  WORKFLOW_START_LEAD_MS,
+  appointmentWorkflowStartAt,
   MAX_NOTE_NUDGES,
   minuteMsOf,
   nextNudgeAt,
@@ -95,26 +95,26 @@ describe('bookingWorkflowStartAt', () => {
   const timing = { startsAt: start, offsetsMinutes: [120, 2880], minuteMs: MINUTE }
 
   it('defers the start to the lead before the first reminder still to come', () => {
-    const at = bookingWorkflowStartAt({ ...timing, now: startMs - 3 * 86_400_000 })
+    const at = appointmentWorkflowStartAt({ ...timing, now: startMs - 3 * 86_400_000 })
     expect(new Date(at!).toISOString()).toBe('2026-12-01T14:50:00.000Z')
     // The 48-hour reminder has passed: the 2-hour one is the first step.
-    const later = bookingWorkflowStartAt({ ...timing, now: startMs - 86_400_000 })
+    const later = appointmentWorkflowStartAt({ ...timing, now: startMs - 86_400_000 })
     expect(new Date(later!).toISOString()).toBe('2026-12-03T12:50:00.000Z')
   })
 
   it('defers to the lead before the start when no reminder is left', () => {
-    const at = bookingWorkflowStartAt({ ...timing, offsetsMinutes: [], now: startMs - 86_400_000 })
-    expect(at).toBe(startMs - BOOKING_START_LEAD_MS)
+    const at = appointmentWorkflowStartAt({ ...timing, offsetsMinutes: [], now: startMs - 86_400_000 })
+    expect(at).toBe(startMs - WORKFLOW_START_LEAD_MS)
   })
 
   it('starts at once when the first step is less than twice the lead away', () => {
     const firstStep = startMs - 120 * MINUTE
-    expect(bookingWorkflowStartAt({ ...timing, now: firstStep - 2 * BOOKING_START_LEAD_MS })).toBe(
-      firstStep - BOOKING_START_LEAD_MS
+    expect(appointmentWorkflowStartAt({ ...timing, now: firstStep - 2 * WORKFLOW_START_LEAD_MS })).toBe(
+      firstStep - WORKFLOW_START_LEAD_MS
     )
-    expect(bookingWorkflowStartAt({ ...timing, now: firstStep - 2 * BOOKING_START_LEAD_MS + 1 })).toBeNull()
+    expect(appointmentWorkflowStartAt({ ...timing, now: firstStep - 2 * WORKFLOW_START_LEAD_MS + 1 })).toBeNull()
     // A shortened policy day (tests): reminders seconds away, no delay.
-    expect(bookingWorkflowStartAt({ ...timing, minuteMs: 10, now: startMs - 60_000 })).toBeNull()
+    expect(appointmentWorkflowStartAt({ ...timing, minuteMs: 10, now: startMs - 60_000 })).toBeNull()
   })
 })
 

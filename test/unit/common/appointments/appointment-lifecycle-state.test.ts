@@ -1,11 +1,14 @@
 /**
- * The booking lifecycle's moves (common/appointments/booking-lifecycle-state.ts), without Temporal: what an accepted update,
+ * The booking lifecycle's moves (common/appointments/appointment-lifecycle-state.ts), without Temporal: what an accepted update,
  * the first read, a re-read, a reminder, the no-show and an operator's signal do to the one state the workflow holds,
  * and what the workflow then answers and waits for. The timing rules they use are in reminder-schedule.test.ts and
- * booking-lifecycle.test.ts.
+ * appointment-lifecycle.test.ts.
  */
 import { describe, expect, it } from 'vitest'
-import type { BookingPlanWithTiming, RescheduleRequest } from '../../../../common/appointments/booking-contract.ts'
+import type {
+  AppointmentPlanWithTiming,
+  RescheduleRequest,
+} from '../../../../common/appointments/appointment-workflow-contract.ts'
 import {
   accept,
   changeSignalled,
@@ -32,7 +35,7 @@ import {
   VERIFY_AFTER_UPDATE_MS,
   verifying,
   view,
-} from '../../../../common/appointments/booking-lifecycle-state.ts'
+} from '../../../../common/appointments/appointment-lifecycle-state.ts'
 
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -41,7 +44,7 @@ const start = Date.parse(startsAt)
 /** Three days before the start: both reminders (two days and two hours before) are still ahead. */
 const now = start - 72 * HOUR
 
-const plan: BookingPlanWithTiming = {
+const plan: AppointmentPlanWithTiming = {
   status: 'CONFIRMED',
   startsAt,
   endsAt: '2026-12-03T16:00:00.000Z',

@@ -1,5 +1,5 @@
 /**
- * @module Activities of the booking workflow. Built by a factory that receives its dependencies, so the worker wires
+ * @module Activities of the appointment workflow. Built by a factory that receives its dependencies, so the worker wires
  * real ones and tests can wire their own. Every query runs in a unit of work scoped to the workflow's tenant, and
  * every change of an appointment's status goes through the appointment's state machine and transitions, as the API's.
  */
@@ -9,12 +9,12 @@ import type { Db } from '../infra/db.ts'
 import { createLogger, type Logger } from '../infra/logger.ts'
 import { runInUnitOfWork } from '../infra/unit-of-work.ts'
 import type {
-  BookingActivities,
-  BookingPlanWithTiming,
-  BookingState,
-  BookingWorkflowInput,
+  AppointmentActivities,
+  AppointmentPlanWithTiming,
+  AppointmentWorkflowState,
+  AppointmentWorkflowInput,
   RecordStatusInput,
-} from '../common/appointments/booking-contract.ts'
+} from '../common/appointments/appointment-workflow-contract.ts'
 import type { TransitionDeps } from '../domain/appointments/appointment-transitions.ts'
 import { cancelAppointment } from '../domain/appointments/cancel-appointment.ts'
 import { completeAppointment } from '../domain/appointments/complete-appointment.ts'
@@ -26,7 +26,7 @@ import {
   settleBookingReminders,
   type OperatorTransitions,
   type ReminderRequest,
-} from '../domain/appointments/booking-lifecycle-store.ts'
+} from '../domain/appointments/appointment-lifecycle-store.ts'
 import { minuteMsOf } from '../common/appointments/reminder-schedule.ts'
 import { AppError } from '../domain/errors.ts'
 import { createWorkflowOutbox } from '../domain/workflow-runs/workflow-outbox.ts'
@@ -34,16 +34,16 @@ import { systemClock, type Clock } from '../infra/clock.ts'
 import { DAY_MS } from '../common/time/calendar.ts'
 
 /** The worker's policy clock: how long a policy day lasts (tests shorten it) and the no-show grace (real ms). */
-export interface BookingTiming {
+export interface AppointmentTiming {
   dayMs: number
   noShowGraceMs: number
 }
 
-const REAL_TIMING: BookingTiming = { dayMs: DAY_MS, noShowGraceMs: 30 * 60_000 }
+const REAL_TIMING: AppointmentTiming = { dayMs: DAY_MS, noShowGraceMs: 30 * 60_000 }
 
-export interface BookingActivityDeps {
+export interface AppointmentActivityDeps {
   db: Db
-  bookingTiming?: Partial<BookingTiming>
+  appointmentTiming?: Partial<AppointmentTiming>
   /** What "now" is when a no-show, an operator's step or the reminders' settling is decided. */
   now?: Clock
   /**
@@ -61,14 +61,14 @@ const notFound = (appointmentId: string) =>
     nonRetryable: true,
   })
 
-/** The API's transitions, as an activity of the booking workflow runs them. */
+/** The API's transitions, as an activity of the appointment workflow runs them. */
 function transitionsInActivity(db: Db, now: Clock, logger: Logger): OperatorTransitions {
   const { client, info } = Context.current()
   const deps: TransitionDeps = {
     clock: now,
     // The workflow the notifier would signal is the one waiting for this answer; it follows the answer itself.
     notifier: { changed: () => undefined },
-    // No booking workflow update either, for the same reason: the step is already the workflow's.
+    // No appointment workflow update either, for the same reason: the step is already the workflow's.
     outbox: createWorkflowOutbox({ db, temporal: client, taskQueue: info.taskQueue, logger }),
   }
   return {
@@ -77,41 +77,41 @@ function transitionsInActivity(db: Db, now: Clock, logger: Logger): OperatorTran
   }
 }
 
-/** Creates the booking activities: the interface the booking workflow proxies (common/appointments/booking-contract.ts). */
-export function createBookingActivities({
+/** Creates the appointment activities: the interface the appointment workflow proxies (common/appointments/appointment-workflow-contract.ts). */
+export function createAppointmentActivities({
   db,
-  bookingTiming,
+  appointmentTiming,
   now = systemClock,
   operatorTransitions,
   logger = createLogger('info', 'booking'),
-}: BookingActivityDeps): BookingActivities {
-  const timing = { ...REAL_TIMING, ...bookingTiming }
+}: AppointmentActivityDeps): AppointmentActivities {
+  const timing = { ...REAL_TIMING, ...appointmentTiming }
   const transitionsFor = operatorTransitions ?? (() => transitionsInActivity(db, now, logger))
   return {
     /** The lifecycle's view of the appointment (status, times, location policy, check-in) and the timing. */
-    async loadBookingPlan({ tenantId, appointmentId }: BookingWorkflowInput): Promise<BookingPlanWithTiming> {
+    async loadBookingPlan({ tenantId, appointmentId }: AppointmentWorkflowInput): Promise<AppointmentPlanWithTiming> {
       const plan = await runInUnitOfWork(db, tenantId, (uow) => loadBookingPlan(uow, appointmentId))
       if (!plan) throw notFound(appointmentId)
       return { ...plan, minuteMs: minuteMsOf(timing.dayMs), noShowGraceMs: timing.noShowGraceMs }
     },
 
     /** Records one reminder to the family, once per key; STALE when the appointment changed meanwhile. */
-    async recordBookingReminder(input: BookingWorkflowInput & ReminderRequest) {
+    async recordBookingReminder(input: AppointmentWorkflowInput & ReminderRequest) {
       return runInUnitOfWork(db, input.tenantId, (uow) => recordBookingReminder(uow, input))
     },
 
     /** Marks the appointment NO_SHOW unless someone checked in or it is already final; answers what it found. */
-    async markNoShow({ tenantId, appointmentId }: BookingWorkflowInput) {
+    async markNoShow({ tenantId, appointmentId }: AppointmentWorkflowInput) {
       return runInUnitOfWork(db, tenantId, (uow) => markNoShowIfAbsent(uow, appointmentId, now()))
     },
 
     /** Resolves a closed appointment's open reminders. */
-    async settleBookingReminders({ tenantId, appointmentId }: BookingWorkflowInput) {
+    async settleBookingReminders({ tenantId, appointmentId }: AppointmentWorkflowInput) {
       return runInUnitOfWork(db, tenantId, (uow) => settleBookingReminders(uow, appointmentId, now()))
     },
 
     /** Loads the appointment's status, schedule and parties (ids only); a missing appointment is a permanent failure. */
-    async loadBooking({ tenantId, appointmentId }: BookingWorkflowInput) {
+    async loadBooking({ tenantId, appointmentId }: AppointmentWorkflowInput) {
       const appointment = await runInUnitOfWork(db, tenantId, ({ tx }) =>
         tx.appointment.findFirst({
           where: { id: appointmentId, tenantId },
@@ -135,7 +135,11 @@ export function createBookingActivities({
      * the state machine refuses (completing before the start). Idempotent: re-run after a crash, it finds the status
      * already final.
      */
-    async recordAppointmentStatus({ tenantId, appointmentId, status }: RecordStatusInput): Promise<BookingState> {
+    async recordAppointmentStatus({
+      tenantId,
+      appointmentId,
+      status,
+    }: RecordStatusInput): Promise<AppointmentWorkflowState> {
       const transitions = transitionsFor()
       try {
         return await runInUnitOfWork(db, tenantId, (uow) =>

@@ -8,14 +8,14 @@
 import { ApplicationFailure } from '@temporalio/common'
 import { describe, expect, it, vi } from 'vitest'
 import { createAppointmentFollowUpActivities } from '../../../activities/appointment-follow-up-activities.ts'
-import { createBookingActivities } from '../../../activities/booking-activities.ts'
+import { createAppointmentActivities } from '../../../activities/appointment-activities.ts'
 import type { AppointmentRow } from '../../../domain/appointments/appointment-row.ts'
 import { assertTransition } from '../../../domain/appointments/appointment-state.ts'
 import type { AppointmentStatus } from '../../../common/appointments/appointment-status.ts'
 import {
   OPERATOR_CANCELLATION,
   type OperatorTransitions,
-} from '../../../domain/appointments/booking-lifecycle-store.ts'
+} from '../../../domain/appointments/appointment-lifecycle-store.ts'
 import { notFound } from '../../../domain/errors.ts'
 import { fakeDb } from './fake-unit-of-work.ts'
 
@@ -103,7 +103,7 @@ const refusal = (promise: Promise<unknown>) =>
 describe('booking activities', () => {
   it("answers the plan with the worker's policy clock: a shortened day shrinks the minute, the no-show grace defaults to 30 min", async () => {
     const { db } = appointments(booked({ session: { id: 'ses_1' } }))
-    const real = await createBookingActivities({ db }).loadBookingPlan(ref)
+    const real = await createAppointmentActivities({ db }).loadBookingPlan(ref)
     expect(real).toEqual({
       status: 'CONFIRMED',
       startsAt: '2026-12-03T15:00:00.000Z',
@@ -116,16 +116,19 @@ describe('booking activities', () => {
       minuteMs: 60_000,
       noShowGraceMs: 1_800_000,
     })
-    const short = await createBookingActivities({
+    const short = await createAppointmentActivities({
       db,
-      bookingTiming: { dayMs: 14_400, noShowGraceMs: 500 },
+      appointmentTiming: { dayMs: 14_400, noShowGraceMs: 500 },
     }).loadBookingPlan(ref)
     expect(short).toMatchObject({ minuteMs: 10, noShowGraceMs: 500 })
   })
 
   it('refuses a missing appointment as a non-retryable AppointmentNotFound, in both loads', async () => {
     const { db } = appointments(null)
-    for (const load of [createBookingActivities({ db }).loadBookingPlan, createBookingActivities({ db }).loadBooking]) {
+    for (const load of [
+      createAppointmentActivities({ db }).loadBookingPlan,
+      createAppointmentActivities({ db }).loadBooking,
+    ]) {
       const error = await refusal(load(ref))
       expect(error).toBeInstanceOf(ApplicationFailure)
       expect(error).toMatchObject({
@@ -141,7 +144,7 @@ describe('booking activities', () => {
     const run = async (row: Record<string, unknown>, status: 'CANCELLED' | 'COMPLETED') => {
       const { db } = appointments(row)
       const { transitions, calls } = stateMachineTransitions(row, now)
-      const answer = await createBookingActivities({
+      const answer = await createAppointmentActivities({
         db,
         now: () => now,
         operatorTransitions: () => transitions,
@@ -170,7 +173,7 @@ describe('booking activities', () => {
     const { db } = appointments(null)
     const { transitions } = stateMachineTransitions(null, new Date())
     const error = await refusal(
-      createBookingActivities({ db, operatorTransitions: () => transitions }).recordAppointmentStatus({
+      createAppointmentActivities({ db, operatorTransitions: () => transitions }).recordAppointmentStatus({
         ...ref,
         status: 'CANCELLED',
       })
@@ -209,9 +212,10 @@ describe('appointment follow-up activities', () => {
 
   it("loads the plan with the policy minute of the worker's day", async () => {
     const { db } = appointments(done(false))
-    const plan = await createAppointmentFollowUpActivities({ db, bookingTiming: { dayMs: 1_440_000 } }).loadFollowUp(
-      ref
-    )
+    const plan = await createAppointmentFollowUpActivities({
+      db,
+      appointmentTiming: { dayMs: 1_440_000 },
+    }).loadFollowUp(ref)
     expect(plan).toMatchObject({
       status: 'COMPLETED',
       completedAt: '2026-12-03T16:05:00.000Z',

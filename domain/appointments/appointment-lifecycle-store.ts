@@ -1,5 +1,5 @@
 /**
- * @module The database side of the booking lifecycle and the appointment follow-up workflows (their activities are
+ * @module The database side of the appointment lifecycle and the appointment follow-up workflows (their activities are
  * thin wrappers over these): reading what a workflow plans with, recording a reminder to the family once, marking a
  * no-show through the same state machine as the API, an operator's final step through the API's own transitions,
  * and the follow-up's nudges and family follow-up. Every write is
@@ -11,7 +11,10 @@ import {
   APPOINTMENT_FOLLOW_UP_KIND,
   type FollowUpPlan,
 } from '../../common/appointments/appointment-follow-up-contract.ts'
-import { BOOKING_KIND, type BookingPlan } from '../../common/appointments/booking-contract.ts'
+import {
+  APPOINTMENT_WORKFLOW_KIND,
+  type AppointmentPlan,
+} from '../../common/appointments/appointment-workflow-contract.ts'
 import { AppError } from '../errors.ts'
 import { recordCareNotification, settleNotifications } from '../care-notifications/care-notifications.ts'
 import { recordEvent } from '../events/record-event.ts'
@@ -26,7 +29,7 @@ import { recordNoShow } from './mark-no-show.ts'
 export async function loadBookingPlan(
   { tx, tenantId }: UnitOfWork,
   appointmentId: string
-): Promise<BookingPlan | null> {
+): Promise<AppointmentPlan | null> {
   const row = await tx.appointment.findFirst({
     where: { id: appointmentId, tenantId },
     select: {
@@ -83,7 +86,7 @@ export async function recordBookingReminder(
   }
   const startsAt = formatInTimeZone(appointment.startsAt, appointment.timeZone)
   const outcome = await recordCareNotification(uow, {
-    workflowKind: BOOKING_KIND,
+    workflowKind: APPOINTMENT_WORKFLOW_KIND,
     kind: 'appointment_reminder',
     childId: appointment.childId,
     providerId: appointment.providerId,
@@ -109,7 +112,7 @@ export async function settleBookingReminders(uow: UnitOfWork, appointmentId: str
   const open = await uow.tx.careNotification.findMany({
     where: {
       tenantId: uow.tenantId,
-      workflowKind: BOOKING_KIND,
+      workflowKind: APPOINTMENT_WORKFLOW_KIND,
       status: 'OPEN',
       dedupeKey: { startsWith: `booking-reminder:${appointmentId}:` },
     },
@@ -117,7 +120,7 @@ export async function settleBookingReminders(uow: UnitOfWork, appointmentId: str
   })
   return settleNotifications(
     uow,
-    { workflowKind: BOOKING_KIND },
+    { workflowKind: APPOINTMENT_WORKFLOW_KIND },
     'RESOLVED',
     now,
     open.map((n) => n.id)
@@ -150,7 +153,7 @@ export async function markNoShowIfAbsent(
 
 /**
  * The transitions an operator's step takes: the API's own (cancel-appointment.ts, complete-appointment.ts), bound to
- * the activity's dependencies (activities/booking-activities.ts); tests give their own.
+ * the activity's dependencies (activities/appointment-activities.ts); tests give their own.
  */
 export interface OperatorTransitions {
   cancel(uow: UnitOfWork, appointmentId: string, input: CancelInput): Promise<AppointmentRow>
@@ -164,7 +167,7 @@ export const OPERATOR_CANCELLATION: CancelInput = {
 }
 
 /**
- * An operator's final step, asked for through the booking workflow's old `cancelBooking` / `completeBooking` signals
+ * An operator's final step, asked for through the appointment workflow's old `cancelBooking` / `completeBooking` signals
  * (a NO_SHOW is the workflow's own decision, as at its deadline). It goes through the same transitions as the API's
  * request would: the state machine decides, and the change carries its timestamp, its event, and at completion the
  * session and the follow-up workflow. Idempotent: re-run after a crash, it finds the status already final.

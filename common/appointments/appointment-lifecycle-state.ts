@@ -1,35 +1,40 @@
 /**
- * @module The booking lifecycle's state and its moves: one readonly value, {@link Lifecycle}, that the workflow
- * (booking-lifecycle.ts) holds and replaces with what these functions return, from its update and signal handlers and
+ * @module The appointment lifecycle's state and its moves: one readonly value, {@link Lifecycle}, that the workflow
+ * (appointment-lifecycle.ts) holds and replaces with what these functions return, from its update and signal handlers and
  * from its loop. Pure and deterministic: no clock of their own (the workflow passes workflow time), no Temporal, no
- * I/O, so they are unit-tested directly (test/unit/common/appointments/booking-lifecycle-state.test.ts). Which Temporal commands
+ * I/O, so they are unit-tested directly (test/unit/common/appointments/appointment-lifecycle-state.test.ts). Which Temporal commands
  * follow a move (an activity, a timer, a search attribute upsert, a `patched()` marker) stays the workflow's business,
  * so the commands of a run, and thus the replay of recorded histories, do not depend on how the state is written.
  */
 import {
-  type BookingTimers,
+  type AppointmentTimers,
   nextReminderAt,
   noShowDeadline,
   pendingReminders,
   type ReminderScheduleInput,
   type ReminderSlot,
 } from './reminder-schedule.ts'
-import type { BookingPlanWithTiming, BookingState, BookingWorkflowView, RescheduleRequest } from './booking-contract.ts'
+import type {
+  AppointmentPlanWithTiming,
+  AppointmentWorkflowState,
+  AppointmentLifecycleView,
+  RescheduleRequest,
+} from './appointment-workflow-contract.ts'
 
 /** How long after an accepted step the workflow re-reads the appointment if the after-commit signal never came. */
 export const VERIFY_AFTER_UPDATE_MS = 60_000
 
 /** A final state, as an operator's old-style signal asks for one. */
-export type FinalState = Exclude<BookingState, 'CONFIRMED'>
+export type FinalState = Exclude<AppointmentWorkflowState, 'CONFIRMED'>
 
-/** Everything the booking lifecycle holds about its appointment. */
+/** Everything the appointment lifecycle holds about its appointment. */
 export interface Lifecycle {
   /** The appointment as last read, with the reschedules accepted since laid over it. */
-  readonly plan: BookingPlanWithTiming
+  readonly plan: AppointmentPlanWithTiming
   /** Whether the first read is done; before it, `plan` holds placeholders or an accepted request's times. */
   readonly loaded: boolean
   /** The appointment's status as the workflow holds it. */
-  readonly state: BookingState
+  readonly state: AppointmentWorkflowState
   /** Keys of the reminders recorded (or found recorded) by this run. */
   readonly sent: readonly string[]
   /** A step accepted by an update and not yet seen in the database. */
@@ -86,7 +91,7 @@ export const refusal = (s: Lifecycle, action: string): string | null =>
   s.state === 'CONFIRMED' ? null : `The appointment is ${s.state}; it cannot be ${action} (${s.state} is final).`
 
 /** Accepts an update's step: moves at once, so timers and later updates see it, and plans the re-read of the commit. */
-export const accept = (s: Lifecycle, next: BookingState, now: number): Lifecycle => ({
+export const accept = (s: Lifecycle, next: AppointmentWorkflowState, now: number): Lifecycle => ({
   ...s,
   state: next,
   awaitingCommit: true,
@@ -95,7 +100,7 @@ export const accept = (s: Lifecycle, next: BookingState, now: number): Lifecycle
 })
 
 /** A plan with a reschedule's times, parties and reminder offsets. */
-const laidOver = (plan: BookingPlanWithTiming, request: RescheduleRequest): BookingPlanWithTiming => ({
+const laidOver = (plan: AppointmentPlanWithTiming, request: RescheduleRequest): AppointmentPlanWithTiming => ({
   ...plan,
   ...request,
   reminderOffsetsMinutes: request.reminderOffsetsMinutes,
@@ -109,7 +114,7 @@ export const reschedule = (s: Lifecycle, request: RescheduleRequest, now: number
 export const holdRequest = (s: Lifecycle, request: RescheduleRequest): Lifecycle => ({ ...s, heldRequest: request })
 
 /** Which of the appointment's parties differ between two plans (the search attributes follow them). */
-export const partiesMoved = (before: BookingPlanWithTiming, after: BookingPlanWithTiming) => ({
+export const partiesMoved = (before: AppointmentPlanWithTiming, after: AppointmentPlanWithTiming) => ({
   provider: before.providerId !== after.providerId,
   location: before.locationId !== after.locationId,
 })
@@ -127,7 +132,7 @@ export const operatorAsks =
  * The first read of the appointment. An update accepted before it keeps its state until its commit is seen (as in
  * {@link reread}), and a held reschedule's times and parties stand over the row, which cannot have them yet.
  */
-export function firstRead(s: Lifecycle, fresh: BookingPlanWithTiming): Lifecycle {
+export function firstRead(s: Lifecycle, fresh: AppointmentPlanWithTiming): Lifecycle {
   const plan = s.heldRequest ? laidOver(fresh, s.heldRequest) : fresh
   const read = { ...s, plan, loaded: true, heldRequest: null }
   if (s.epoch !== 0 && fresh.status === 'CONFIRMED' && s.state !== 'CONFIRMED') return read
@@ -135,16 +140,16 @@ export function firstRead(s: Lifecycle, fresh: BookingPlanWithTiming): Lifecycle
 }
 
 /**
- * Whether the booking workflow takes the appointment's status from a fresh read. It does for a final status, when no
+ * Whether the appointment workflow takes the appointment's status from a fresh read. It does for a final status, when no
  * accepted step waits for its commit, when it holds CONFIRMED (a committed reschedule), and at the verification
  * re-read (`force`: a request that never committed is undone); otherwise a read prompted by some other change must
  * not undo a step the workflow accepted whose commit it has not seen yet.
  */
 export function followsDatabase(read: {
   force: boolean
-  freshStatus: BookingState
+  freshStatus: AppointmentWorkflowState
   awaitingCommit: boolean
-  state: BookingState
+  state: AppointmentWorkflowState
 }): boolean {
   return read.force || read.freshStatus !== 'CONFIRMED' || !read.awaitingCommit || read.state === 'CONFIRMED'
 }
@@ -155,7 +160,7 @@ export function followsDatabase(read: {
  * change must not undo it, but a request that never committed is undone then.
  * @param started - the epoch when the read started
  */
-export function reread(s: Lifecycle, started: number, fresh: BookingPlanWithTiming, force: boolean): Lifecycle {
+export function reread(s: Lifecycle, started: number, fresh: AppointmentPlanWithTiming, force: boolean): Lifecycle {
   if (s.epoch !== started) return s
   const read = { ...s, plan: fresh }
   if (!followsDatabase({ force, freshStatus: fresh.status, awaitingCommit: s.awaitingCommit, state: s.state }))
@@ -175,7 +180,7 @@ export const interrupted = (s: Lifecycle, seenEpoch: number) =>
   s.changed || s.epoch !== seenEpoch || s.operatorFinal !== null
 
 /** An operator's step written (or found written) with `found`: the lifecycle ends there. */
-export const operatorStepDone = (s: Lifecycle, found: BookingState): Lifecycle => ({
+export const operatorStepDone = (s: Lifecycle, found: AppointmentWorkflowState): Lifecycle => ({
   ...s,
   state: found,
   awaitingCommit: false,
@@ -197,7 +202,10 @@ export const noShowDecided = (s: Lifecycle): Lifecycle => ({ ...s, state: 'NO_SH
  * The no-show written, or refused under the row lock: the database decided (a reschedule accepted just before may
  * have kept the appointment confirmed, a check-in may have prevented it), and the workflow follows it.
  */
-export const noShowMarked = (s: Lifecycle, found: { status: BookingState; checkedIn: boolean }): Lifecycle => ({
+export const noShowMarked = (
+  s: Lifecycle,
+  found: { status: AppointmentWorkflowState; checkedIn: boolean }
+): Lifecycle => ({
   ...s,
   state: found.status,
   awaitingCommit: false,
@@ -219,7 +227,7 @@ const noShowAt = (s: Lifecycle) =>
 /** What the lifecycle waits for: the next reminder to send (none once final) and its timers. */
 export interface NextSteps {
   reminder: ReminderSlot | undefined
-  timers: BookingTimers
+  timers: AppointmentTimers
 }
 
 /** What the lifecycle waits for now. */
@@ -236,7 +244,7 @@ export const details = (s: Lifecycle, { reminder, timers }: NextSteps) =>
   `next reminder: ${iso(reminder?.at) ?? 'none'} · no-show at: ${iso(timers.noShowAt) ?? 'n/a'}`
 
 /** What the workflow tells the API and its users (updates' answers, the `bookingView` query). */
-export const view = (s: Lifecycle, now: number): BookingWorkflowView =>
+export const view = (s: Lifecycle, now: number): AppointmentLifecycleView =>
   !s.loaded
     ? { state: s.state, nextReminderAt: null, remindersSent: 0, noShowAt: null, checkedIn: false }
     : {

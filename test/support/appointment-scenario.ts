@@ -1,12 +1,12 @@
 /**
- * @module The booking lifecycle tests' helpers, shared by booking-lifecycle-timers.int.test.ts (time-skipping
- * server, real lengths) and booking-lifecycle.int.test.ts (dev server, shortened days, crashes and races): an
+ * @module The booking lifecycle tests' helpers, shared by appointment-lifecycle-timers.int.test.ts (time-skipping
+ * server, real lengths) and appointment-lifecycle.int.test.ts (dev server, shortened days, crashes and races): an
  * appointment booked for a new child and provider, its workflow and API view, and what the lifecycle recorded (the
  * reminders, the events, the appointment's status). When an appointment starts depends on the platform's clock, so
  * each file picks the times itself.
  */
 import { expect } from 'vitest'
-import { bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
+import { appointmentWorkflowId } from '../../common/appointments/appointment-workflow-contract.ts'
 import type { Centre } from './centre.ts'
 import { bookAppointment } from './fixtures.ts'
 import { eventually } from './platform.ts'
@@ -15,7 +15,7 @@ import { eventually } from './platform.ts'
  * The helpers, acting as the file's centre.
  * @param centre - read on each call: test files make their centre in `beforeAll`
  */
-export function bookingScenario(centre: () => Centre) {
+export function appointmentScenario(centre: () => Centre) {
   const db = () => centre().platform.db
 
   /** An appointment from `startsAt` to `endsAt` (epoch ms) for a new child and provider. */
@@ -29,7 +29,7 @@ export function bookingScenario(centre: () => Centre) {
     return response.body
   }
 
-  const handleOf = (id: string) => centre().platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+  const handleOf = (id: string) => centre().platform.temporal.workflow.getHandle(appointmentWorkflowId(id))
 
   /** Until the workflow runs and has read its appointment (it then knows the no-show deadline). */
   const running = (id: string) =>

@@ -10,15 +10,15 @@
  * accepted result and stops the reminders; a check-in prevents the no-show; completing answers with the workflow's
  * result and starts the follow-up; an operator's completeBooking signal goes through the same transitions: refused
  * before the start (the lifecycle goes on), and after it completing with its timestamp, event, session and follow-up,
- * once: the activity run again (a retry after its commit) writes nothing twice. Crashes and races stay on the dev server (booking-lifecycle.int.test.ts).
+ * once: the activity run again (a retry after its commit) writes nothing twice. Crashes and races stay on the dev server (appointment-lifecycle.int.test.ts).
  */
 import { MockActivityEnvironment } from '@temporalio/testing'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createBookingActivities } from '../../activities/booking-activities.ts'
+import { createAppointmentActivities } from '../../activities/appointment-activities.ts'
 import { appointmentFollowUpWorkflowId } from '../../common/appointments/appointment-follow-up-contract.ts'
-import { completeBookingSignal } from '../../common/appointments/booking-contract.ts'
+import { completeAppointmentSignal } from '../../common/appointments/appointment-workflow-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
-import { bookingScenario } from '../support/booking-scenario.ts'
+import { appointmentScenario } from '../support/appointment-scenario.ts'
 import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
 import { APPOINTMENT_SCOPES } from '../support/fixtures.ts'
 import { eventually } from '../support/platform.ts'
@@ -46,7 +46,7 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-const { bookBetween, view, handleOf, running, reminders, events, statusOf } = bookingScenario(() => centre)
+const { bookBetween, view, handleOf, running, reminders, events, statusOf } = appointmentScenario(() => centre)
 
 /** The appointment's reminders once `count` of them are recorded (the count is then checked exactly). */
 async function remindersOnce(appointmentId: string, count: number) {
@@ -226,7 +226,7 @@ describe('booking lifecycle timers', () => {
     const handle = handleOf(id)
 
     // Before the start the state machine refuses: nothing is written and the lifecycle goes on.
-    await handle.signal(completeBookingSignal)
+    await handle.signal(completeAppointmentSignal)
     await eventually(async () => ((await operatorStepsOf(id)) === 1 ? true : undefined), 30_000)
     expect(await statusOf(id)).toBe('CONFIRMED')
     expect((await view(id)).execution).toBe('RUNNING')
@@ -235,7 +235,7 @@ describe('booking lifecycle timers', () => {
 
     // After the start, the same signal completes it as the API would: timestamp, event, session, follow-up.
     await platform.skipTo(appointment.startsAt + 10 * MINUTE_MS)
-    await handle.signal(completeBookingSignal)
+    await handle.signal(completeAppointmentSignal)
     expect(await handle.result()).toEqual({ appointmentId: id, state: 'COMPLETED' })
     const stored = await platform.db.appointment.findUniqueOrThrow({ where: { id }, include: { session: true } })
     expect(stored.status).toBe('COMPLETED')
@@ -251,7 +251,7 @@ describe('booking lifecycle timers', () => {
     // A retry of the step after its commit (a worker that died before reporting the activity done) runs it again, as
     // the worker wires it: it finds the appointment completed and writes nothing twice.
     const retry = new MockActivityEnvironment({ taskQueue: 'booking-step-retry' }, { client: platform.temporal })
-    const activities = createBookingActivities({ db: platform.db, now: () => new Date(platform.apiNow()) })
+    const activities = createAppointmentActivities({ db: platform.db, now: () => new Date(platform.apiNow()) })
     const again = await retry.run(activities.recordAppointmentStatus, {
       tenantId: centre.tenantId,
       appointmentId: id,

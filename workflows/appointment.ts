@@ -1,5 +1,5 @@
 /**
- * @module The booking workflow: the durable state of one appointment. It starts when the appointment is created and
+ * @module The appointment workflow: the durable state of one appointment. It starts when the appointment is created and
  * stays open until the appointment reaches a final state, so reminders and follow-ups (later work) hang off it and
  * survive worker crashes. Orchestration only: every side effect is an activity.
  *
@@ -9,36 +9,36 @@
  * its end and daily after that. The older `cancelBooking` / `completeBooking` signals still work for operators: the
  * workflow then writes the final status itself, unless the appointment already reached another final state.
  *
- * From `booking-lifecycle-v2` on, new runs go through workflows/booking-lifecycle.ts (reminders, update-driven
+ * From `booking-lifecycle-v2` on, new runs go through workflows/appointment-lifecycle.ts (reminders, update-driven
  * reschedule/cancel/complete/no-show, the no-show deadline); runs started earlier keep the loop below.
  */
 import { condition, log, patched, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow'
 import { standardActivityOptions } from './activity-options.ts'
 import { nextReconcileAt } from '../common/appointments/reminder-schedule.ts'
-import { bookingLifecycle } from './booking-lifecycle.ts'
+import { appointmentLifecycle } from './appointment-lifecycle.ts'
 import {
-  BOOKING_LIFECYCLE_PATCH,
-  type BookingActivities,
-  bookingChangedSignal,
-  type BookingState,
-  bookingStatusQuery,
-  type BookingWorkflowInput,
-  cancelBookingSignal,
-  cancelBookingUpdate,
-  completeBookingSignal,
-  completeBookingUpdate,
-  noShowBookingUpdate,
+  APPOINTMENT_LIFECYCLE_PATCH,
+  type AppointmentActivities,
+  appointmentChangedSignal,
+  type AppointmentWorkflowState,
+  appointmentStatusQuery,
+  type AppointmentWorkflowInput,
+  cancelAppointmentSignal,
+  cancelAppointmentUpdate,
+  completeAppointmentSignal,
+  completeAppointmentUpdate,
+  noShowAppointmentUpdate,
   OPERATOR_STEP_REFUSED_PATCH,
-  rescheduleBookingUpdate,
-} from '../common/appointments/booking-contract.ts'
+  rescheduleAppointmentUpdate,
+} from '../common/appointments/appointment-workflow-contract.ts'
 import { searchAttributeKeys } from '../common/search-attributes-contract.ts'
 
-const activities = proxyActivities<BookingActivities>(standardActivityOptions('30 seconds'))
+const activities = proxyActivities<AppointmentActivities>(standardActivityOptions('30 seconds'))
 
-/** Outcome of a finished booking workflow. */
-export interface BookingOutcome {
+/** Outcome of a finished appointment workflow. */
+export interface AppointmentOutcome {
   appointmentId: string
-  state: BookingState
+  state: AppointmentWorkflowState
 }
 
 /**
@@ -51,42 +51,42 @@ function untilReconcile(endsAt: string): number {
   return nextReconcileAt(endsAt, now) - now
 }
 
-export async function bookingWorkflow(input: BookingWorkflowInput): Promise<BookingOutcome> {
+export async function appointmentWorkflow(input: AppointmentWorkflowInput): Promise<AppointmentOutcome> {
   // Runs started before the lifecycle replay the loop below unchanged (test/replay-histories/bookingWorkflow-cancelled).
-  if (patched(BOOKING_LIFECYCLE_PATCH)) return bookingLifecycle(input)
-  return legacyBookingLoop(input)
+  if (patched(APPOINTMENT_LIFECYCLE_PATCH)) return appointmentLifecycle(input)
+  return legacyAppointmentLoop(input)
 }
 
-/** The booking workflow before `booking-lifecycle-v2`: wait for the appointment to become final, nothing else. */
-async function legacyBookingLoop(input: BookingWorkflowInput): Promise<BookingOutcome> {
-  let booking = await activities.loadBooking(input)
-  let state: BookingState = booking.status
+/** The appointment workflow before `booking-lifecycle-v2`: wait for the appointment to become final, nothing else. */
+async function legacyAppointmentLoop(input: AppointmentWorkflowInput): Promise<AppointmentOutcome> {
+  let appointment = await activities.loadBooking(input)
+  let state: AppointmentWorkflowState = appointment.status
   let changed = false
 
-  setHandler(bookingStatusQuery, () => ({ appointmentId: input.appointmentId, state }))
-  setHandler(cancelBookingSignal, () => {
+  setHandler(appointmentStatusQuery, () => ({ appointmentId: input.appointmentId, state }))
+  setHandler(cancelAppointmentSignal, () => {
     if (state === 'CONFIRMED') state = 'CANCELLED'
   })
-  setHandler(completeBookingSignal, () => {
+  setHandler(completeAppointmentSignal, () => {
     if (state === 'CONFIRMED') state = 'COMPLETED'
   })
-  setHandler(bookingChangedSignal, () => {
+  setHandler(appointmentChangedSignal, () => {
     changed = true
   })
   // A run of the old code knows no reminders: it accepts the API's step and re-reads the appointment after it.
-  const legacyAnswer = (next: BookingState) => () => {
+  const legacyAnswer = (next: AppointmentWorkflowState) => () => {
     changed = true
     return { state: next, nextReminderAt: null, remindersSent: 0, noShowAt: null, checkedIn: false }
   }
-  setHandler(cancelBookingUpdate, legacyAnswer('CANCELLED'))
-  setHandler(completeBookingUpdate, legacyAnswer('COMPLETED'))
-  setHandler(noShowBookingUpdate, legacyAnswer('NO_SHOW'))
-  setHandler(rescheduleBookingUpdate, legacyAnswer('CONFIRMED'))
+  setHandler(cancelAppointmentUpdate, legacyAnswer('CANCELLED'))
+  setHandler(completeAppointmentUpdate, legacyAnswer('COMPLETED'))
+  setHandler(noShowAppointmentUpdate, legacyAnswer('NO_SHOW'))
+  setHandler(rescheduleAppointmentUpdate, legacyAnswer('CONFIRMED'))
 
   while (state === 'CONFIRMED') {
-    await condition(() => changed || state !== 'CONFIRMED', untilReconcile(booking.endsAt))
+    await condition(() => changed || state !== 'CONFIRMED', untilReconcile(appointment.endsAt))
     // TypeScript keeps the narrowing from the loop test across the await; the handlers may have changed `state`.
-    const signalled = state as BookingState
+    const signalled = state as AppointmentWorkflowState
     if (signalled !== 'CONFIRMED') {
       // An operator's signal: made through the appointment's transitions, unless the API already moved the appointment
       // to another final state. Refused by the state machine (completing before the start), nothing changed.
@@ -95,14 +95,14 @@ async function legacyBookingLoop(input: BookingWorkflowInput): Promise<BookingOu
       break
     }
     changed = false
-    const previous = booking
-    booking = await activities.loadBooking(input)
-    state = booking.status
-    if (booking.providerId !== previous.providerId || booking.locationId !== previous.locationId) {
+    const previous = appointment
+    appointment = await activities.loadBooking(input)
+    state = appointment.status
+    if (appointment.providerId !== previous.providerId || appointment.locationId !== previous.locationId) {
       // Rescheduled to another provider: operators find the workflow by the appointment's current parties.
       upsertSearchAttributes([
-        { key: searchAttributeKeys.ProviderId, value: booking.providerId },
-        { key: searchAttributeKeys.LocationId, value: booking.locationId },
+        { key: searchAttributeKeys.ProviderId, value: appointment.providerId },
+        { key: searchAttributeKeys.LocationId, value: appointment.locationId },
       ])
     }
   }

@@ -7,17 +7,17 @@
  * (CARE_WORKFLOW_DAY_MS = 14.4 s, so a policy minute is 10 ms: the location's offsets of 200 and 100 minutes put the
  * reminders 2 s and 1 s before the start) and the no-show grace is 500 ms, because these runs happen in real time.
  * The timers' behaviour at real lengths (reminders, reschedule, cancel, check-in, no-show) is proven on the
- * time-skipping server (booking-lifecycle-timers.int.test.ts).
+ * time-skipping server (appointment-lifecycle-timers.int.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
-  cancelBookingSignal,
-  rescheduleBookingUpdate,
+  cancelAppointmentSignal,
+  rescheduleAppointmentUpdate,
   SEARCH_ATTRIBUTES_BEFORE_READ_PATCH,
-} from '../../common/appointments/booking-contract.ts'
+} from '../../common/appointments/appointment-workflow-contract.ts'
 import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
-import { bookingScenario } from '../support/booking-scenario.ts'
+import { appointmentScenario } from '../support/appointment-scenario.ts'
 import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
 import { APPOINTMENT_SCOPES } from '../support/fixtures.ts'
 import { eventually, startPlatform, until, type Platform } from '../support/platform.ts'
@@ -51,7 +51,7 @@ afterAll(async () => {
   await platform?.stop()
 })
 
-const { bookBetween, view, handleOf, running, reminders, events, statusOf } = bookingScenario(() => centre)
+const { bookBetween, view, handleOf, running, reminders, events, statusOf } = appointmentScenario(() => centre)
 
 /**
  * Books an appointment starting `inMs` from now (negative: already started, within the API's tolerance for the past)
@@ -131,7 +131,7 @@ describe('booking lifecycle', () => {
     // Sent straight to the workflow, as the API does before it commits. Both keep the location and change the
     // provider, the case the old precedence missed for the second one.
     const updates = ['prv_moved_first', 'prv_moved_second'].map((providerId) =>
-      handle.executeUpdate(rescheduleBookingUpdate, { args: [moveTo(providerId)] })
+      handle.executeUpdate(rescheduleAppointmentUpdate, { args: [moveTo(providerId)] })
     )
     await new Promise((resolve) => setTimeout(resolve, 1000))
     await platform.startWorker()
@@ -156,7 +156,7 @@ describe('booking lifecycle', () => {
     expect(patches).toHaveLength(1)
 
     // An operator closes it, through the appointment's transitions.
-    await handle.signal(cancelBookingSignal, {})
+    await handle.signal(cancelAppointmentSignal, {})
     expect(await handle.result()).toEqual({ appointmentId: booking.id, state: 'CANCELLED' })
     const cancelled = await platform.db.appointment.findUniqueOrThrow({ where: { id: booking.id } })
     expect(cancelled).toMatchObject({ status: 'CANCELLED', cancellationReason: 'OTHER' })

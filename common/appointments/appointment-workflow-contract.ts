@@ -1,5 +1,5 @@
 /**
- * @module The booking workflow's contract with the API: its id and input, the signals and queries of every run, and
+ * @module The appointment workflow's contract with the API: its id and input, the signals and queries of every run, and
  * the lifecycle's updates (runs from `booking-lifecycle-v2` on). Reschedule, cancel, complete and no-show are Temporal
  * updates: the workflow accepts or refuses the step against its own state in one synchronous turn (its validator; a
  * refusal is `invalid_state_transition`) and answers with what it set — the next reminder, the no-show deadline — so
@@ -9,38 +9,38 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow'
 import type { AppointmentStatus } from './appointment-status.ts'
 
-/** The booking workflow's registered type (the worker's export name): never renamed, running workflows carry it. */
-export const BOOKING_WORKFLOW = 'bookingWorkflow'
-/** `WorkflowKind` of every booking workflow, and the `workflowKind` of the reminders it records. */
-export const BOOKING_KIND = 'booking'
+/** The appointment workflow's registered type (the worker's export name): never renamed, running workflows carry it. */
+export const APPOINTMENT_WORKFLOW = 'bookingWorkflow'
+/** `WorkflowKind` of every appointment workflow, and the `workflowKind` of the reminders it records. */
+export const APPOINTMENT_WORKFLOW_KIND = 'booking'
 
-/** The workflow id of an appointment's booking workflow: derived from the appointment id, so starts are idempotent. */
-export const bookingWorkflowId = (appointmentId: string) => `booking-${appointmentId}`
+/** The workflow id of an appointment's appointment workflow: derived from the appointment id, so starts are idempotent. */
+export const appointmentWorkflowId = (appointmentId: string) => `booking-${appointmentId}`
 
-export interface BookingWorkflowInput {
+export interface AppointmentWorkflowInput {
   tenantId: string
   appointmentId: string
 }
 
-/** The appointment's status as the booking workflow holds it: the appointment's own list, not a copy of it. */
-export type BookingState = AppointmentStatus
+/** The appointment's status as the appointment workflow holds it: the appointment's own list, not a copy of it. */
+export type AppointmentWorkflowState = AppointmentStatus
 
-export interface BookingStatus {
+export interface AppointmentWorkflowStatus {
   appointmentId: string
-  state: BookingState
+  state: AppointmentWorkflowState
 }
 
-export const cancelBookingSignal = defineSignal<[{ reason?: string }]>('cancelBooking')
-export const completeBookingSignal = defineSignal<[]>('completeBooking')
+export const cancelAppointmentSignal = defineSignal<[{ reason?: string }]>('cancelBooking')
+export const completeAppointmentSignal = defineSignal<[]>('completeBooking')
 /**
  * The appointment changed through the API (rescheduled, cancelled, completed, no-show): the workflow reloads it from
  * the database, which is the source of truth, so the signal carries no data and a duplicate is harmless.
  */
-export const bookingChangedSignal = defineSignal<[]>('bookingChanged')
-export const bookingStatusQuery = defineQuery<BookingStatus>('bookingStatus')
+export const appointmentChangedSignal = defineSignal<[]>('bookingChanged')
+export const appointmentStatusQuery = defineQuery<AppointmentWorkflowStatus>('bookingStatus')
 
 /** The `patched()` id of the lifecycle (reminders, updates, no-show); runs started before it replay the old loop. */
-export const BOOKING_LIFECYCLE_PATCH = 'booking-lifecycle-v2'
+export const APPOINTMENT_LIFECYCLE_PATCH = 'booking-lifecycle-v2'
 
 /**
  * The `patched()` id of an operator's refused step: since operators' signals go through the appointment's transitions,
@@ -75,9 +75,9 @@ export const FIRST_READ_LOCAL_PATCH = 'booking-first-read-local'
 export const RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH = 'booking-reschedule-answer-after-first-read'
 
 /** What the workflow tells the API and its users about one appointment. Instants are UTC ISO 8601. */
-export interface BookingWorkflowView {
+export interface AppointmentLifecycleView {
   /** The workflow's state: the appointment's status as the workflow holds it. */
-  state: BookingState
+  state: AppointmentWorkflowState
   /** The next reminder to the family, or null when none is left (past, all sent, or the appointment is final). */
   nextReminderAt: string | null
   /** Reminders recorded so far (care notifications of kind `appointment_reminder`). */
@@ -98,16 +98,18 @@ export interface RescheduleRequest {
   reminderOffsetsMinutes: number[]
 }
 
-export const rescheduleBookingUpdate = defineUpdate<BookingWorkflowView, [RescheduleRequest]>('rescheduleBooking')
-export const cancelBookingUpdate = defineUpdate<BookingWorkflowView, []>('cancelBookingUpdate')
-export const completeBookingUpdate = defineUpdate<BookingWorkflowView, []>('completeBookingUpdate')
-export const noShowBookingUpdate = defineUpdate<BookingWorkflowView, []>('noShowBooking')
+export const rescheduleAppointmentUpdate = defineUpdate<AppointmentLifecycleView, [RescheduleRequest]>(
+  'rescheduleBooking'
+)
+export const cancelAppointmentUpdate = defineUpdate<AppointmentLifecycleView, []>('cancelBookingUpdate')
+export const completeAppointmentUpdate = defineUpdate<AppointmentLifecycleView, []>('completeBookingUpdate')
+export const noShowAppointmentUpdate = defineUpdate<AppointmentLifecycleView, []>('noShowBooking')
 /** The lifecycle as the workflow holds it now (GET /v1/appointments/{id}/workflow). */
-export const bookingViewQuery = defineQuery<BookingWorkflowView>('bookingView')
+export const appointmentLifecycleQuery = defineQuery<AppointmentLifecycleView>('bookingView')
 
 /** The appointment as the lifecycle plans with it: status, times, parties (ids), the location's reminder policy, check-in. */
-export interface BookingPlan {
-  status: BookingState
+export interface AppointmentPlan {
+  status: AppointmentWorkflowState
   startsAt: string
   endsAt: string
   childId: string
@@ -122,7 +124,7 @@ export interface BookingPlan {
  * The plan the lifecycle works from: the appointment as its activity reads it, with the worker's timing (recorded in
  * history, so replays see the same).
  */
-export interface BookingPlanWithTiming extends BookingPlan {
+export interface AppointmentPlanWithTiming extends AppointmentPlan {
   /** How long a policy minute lasts (real ms; tests shorten the policy day). */
   minuteMs: number
   /** How long after the end a no-show is decided (real ms). */
@@ -130,7 +132,7 @@ export interface BookingPlanWithTiming extends BookingPlan {
 }
 
 /** One reminder to the family, recorded once per `key`; stale when the appointment no longer starts at `startsAt`. */
-export interface BookingReminderRequest {
+export interface AppointmentReminderRequest {
   /** The start the reminder is about (ISO). */
   startsAt: string
   offsetMinutes: number
@@ -138,34 +140,34 @@ export interface BookingReminderRequest {
 }
 
 /** The final step an operator's old-style signal asks for. */
-export interface RecordStatusInput extends BookingWorkflowInput {
-  status: Exclude<BookingState, 'CONFIRMED'>
+export interface RecordStatusInput extends AppointmentWorkflowInput {
+  status: Exclude<AppointmentWorkflowState, 'CONFIRMED'>
 }
 
 /**
- * The booking activities (activities/booking-activities.ts) as the booking workflow and its lifecycle proxy them. The
+ * The appointment activities (activities/appointment-activities.ts) as the appointment workflow and its lifecycle proxy them. The
  * factory declares that it returns this interface, so the compiler checks the two agree. Names, arguments and results
  * are in recorded histories: changing one breaks the replay of runs in flight.
  */
-export interface BookingActivities {
+export interface AppointmentActivities {
   /** The lifecycle's view of the appointment and the timing; a missing appointment is a permanent failure. */
-  loadBookingPlan: (input: BookingWorkflowInput) => Promise<BookingPlanWithTiming>
+  loadBookingPlan: (input: AppointmentWorkflowInput) => Promise<AppointmentPlanWithTiming>
   /** Records one reminder to the family, once per key; STALE when the appointment changed meanwhile. */
   recordBookingReminder: (
-    input: BookingWorkflowInput & BookingReminderRequest
+    input: AppointmentWorkflowInput & AppointmentReminderRequest
   ) => Promise<'RECORDED' | 'DUPLICATE' | 'STALE'>
   /** Marks the appointment NO_SHOW unless someone checked in or it is already final; answers what it found. */
-  markNoShow: (input: BookingWorkflowInput) => Promise<{ status: BookingState; checkedIn: boolean }>
+  markNoShow: (input: AppointmentWorkflowInput) => Promise<{ status: AppointmentWorkflowState; checkedIn: boolean }>
   /** Resolves a closed appointment's open reminders; answers how many. */
-  settleBookingReminders: (input: BookingWorkflowInput) => Promise<number>
+  settleBookingReminders: (input: AppointmentWorkflowInput) => Promise<number>
   /** The appointment's status, schedule and parties (ids only), as runs from before the lifecycle read it. */
-  loadBooking: (input: BookingWorkflowInput) => Promise<{
-    status: BookingState
+  loadBooking: (input: AppointmentWorkflowInput) => Promise<{
+    status: AppointmentWorkflowState
     startsAt: string
     endsAt: string
     providerId: string
     locationId: string
   }>
   /** Makes an operator's final step through the appointment's transitions; answers the status it has afterwards. */
-  recordAppointmentStatus: (input: RecordStatusInput) => Promise<BookingState>
+  recordAppointmentStatus: (input: RecordStatusInput) => Promise<AppointmentWorkflowState>
 }

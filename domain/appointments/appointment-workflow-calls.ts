@@ -1,12 +1,12 @@
 /**
- * @module Calls from the API into an appointment's workflows: the booking lifecycle's updates (the API waits for the
+ * @module Calls from the API into an appointment's workflows: the appointment lifecycle's updates (the API waits for the
  * workflow's accepted result holding no transaction, then writes the change in a new one: appointment-transitions.ts),
  * the lifecycle's view, the follow-up's view, and the `noteSigned` signal after a note's signature commits. Callers
  * inside a unit of work make these calls through `UnitOfWork.release`.
  *
  * Failures (domain/workflow-runs/workflow-calls.ts): the workflow's refusal is a 409 `invalid_state_transition`;
  * Temporal unreachable or too slow is a 503 `dependency_unavailable` and the request's last transaction rolls back, so
- * nothing changed and the client may retry. A booking workflow that does not exist (its start still waits in the
+ * nothing changed and the client may retry. An appointment workflow that does not exist (its start still waits in the
  * outbox, e.g. Temporal was down when the appointment was booked) is not an error: the change is written alone and
  * the answer says `workflow: null`; the workflow reads the appointment when it starts.
  */
@@ -28,19 +28,19 @@ import {
   type FollowUpView,
 } from '../../common/appointments/appointment-follow-up-contract.ts'
 import {
-  bookingViewQuery,
-  bookingWorkflowId,
-  type BookingWorkflowView,
-  cancelBookingUpdate,
-  completeBookingUpdate,
-  noShowBookingUpdate,
-  rescheduleBookingUpdate,
+  appointmentLifecycleQuery,
+  appointmentWorkflowId,
+  type AppointmentLifecycleView,
+  cancelAppointmentUpdate,
+  completeAppointmentUpdate,
+  noShowAppointmentUpdate,
+  rescheduleAppointmentUpdate,
   type RescheduleRequest,
-} from '../../common/appointments/booking-contract.ts'
+} from '../../common/appointments/appointment-workflow-contract.ts'
 import { createQueryAnswersByHistory } from '../workflow-runs/query-answers-by-history.ts'
 import { callWorkflow, updateIdFor } from '../workflow-runs/workflow-calls.ts'
 
-export interface BookingWorkflowCallsDeps {
+export interface AppointmentWorkflowCallsDeps {
   temporal: Client
   logger: Logger
   /** Waits for this process's start of a workflow still on its way after its booking's answer (WorkflowOutbox). */
@@ -57,7 +57,7 @@ export interface AppointmentWorkflowView {
   execution: 'NOT_STARTED' | 'SCHEDULED' | 'RUNNING' | 'CLOSED' | 'LEGACY'
   /** When a SCHEDULED workflow's first task runs (ISO 8601), unless an update runs it earlier; null otherwise. */
   runsFrom: string | null
-  lifecycle: BookingWorkflowView | null
+  lifecycle: AppointmentLifecycleView | null
   followUp: (FollowUpView & { workflowId: string }) | null
 }
 
@@ -72,15 +72,15 @@ async function orNull<T>(call: () => Promise<T>): Promise<T | null> {
 }
 
 /** Creates the calls over a Temporal client. */
-export function createBookingWorkflowCalls({
+export function createAppointmentWorkflowCalls({
   temporal,
   logger,
   started = async () => undefined,
-}: BookingWorkflowCallsDeps) {
-  const booking = (appointmentId: string) => temporal.workflow.getHandle(bookingWorkflowId(appointmentId))
-  const ask = async (appointmentId: string, call: (handle: WorkflowHandle) => Promise<BookingWorkflowView>) => {
-    await started(bookingWorkflowId(appointmentId))
-    return callWorkflow(temporal, 'booking workflow', () => orNull(() => call(booking(appointmentId))))
+}: AppointmentWorkflowCallsDeps) {
+  const handleOf = (appointmentId: string) => temporal.workflow.getHandle(appointmentWorkflowId(appointmentId))
+  const ask = async (appointmentId: string, call: (handle: WorkflowHandle) => Promise<AppointmentLifecycleView>) => {
+    await started(appointmentWorkflowId(appointmentId))
+    return callWorkflow(temporal, 'booking workflow', () => orNull(() => call(handleOf(appointmentId))))
   }
   const answers = createQueryAnswersByHistory()
 
@@ -129,7 +129,7 @@ export function createBookingWorkflowCalls({
       if (delayedUntil && historyLength === 1)
         return { execution: 'SCHEDULED', runsFrom: delayedUntil.toISOString(), lifecycle: null }
       try {
-        const lifecycle = await answerOf(description, bookingViewQuery)
+        const lifecycle = await answerOf(description, appointmentLifecycleQuery)
         if (!lifecycle) return { execution: 'LEGACY', ...idle }
         return { execution: description.status.name === 'RUNNING' ? 'RUNNING' : 'CLOSED', runsFrom: null, lifecycle }
       } catch (error) {
@@ -151,22 +151,22 @@ export function createBookingWorkflowCalls({
      */
     reschedule: (uow: UnitOfWork, appointmentId: string, request: RescheduleRequest) =>
       ask(appointmentId, (h) =>
-        h.executeUpdate(rescheduleBookingUpdate, {
+        h.executeUpdate(rescheduleAppointmentUpdate, {
           args: [request],
-          updateId: updateIdFor(uow, rescheduleBookingUpdate),
+          updateId: updateIdFor(uow, rescheduleAppointmentUpdate),
         })
       ),
     cancel: (uow: UnitOfWork, appointmentId: string) =>
       ask(appointmentId, (h) =>
-        h.executeUpdate(cancelBookingUpdate, { updateId: updateIdFor(uow, cancelBookingUpdate) })
+        h.executeUpdate(cancelAppointmentUpdate, { updateId: updateIdFor(uow, cancelAppointmentUpdate) })
       ),
     complete: (uow: UnitOfWork, appointmentId: string) =>
       ask(appointmentId, (h) =>
-        h.executeUpdate(completeBookingUpdate, { updateId: updateIdFor(uow, completeBookingUpdate) })
+        h.executeUpdate(completeAppointmentUpdate, { updateId: updateIdFor(uow, completeAppointmentUpdate) })
       ),
     noShow: (uow: UnitOfWork, appointmentId: string) =>
       ask(appointmentId, (h) =>
-        h.executeUpdate(noShowBookingUpdate, { updateId: updateIdFor(uow, noShowBookingUpdate) })
+        h.executeUpdate(noShowAppointmentUpdate, { updateId: updateIdFor(uow, noShowAppointmentUpdate) })
       ),
 
     /**
@@ -176,7 +176,7 @@ export function createBookingWorkflowCalls({
      * @throws AppError `dependency_unavailable`
      */
     async view(appointmentId: string, completed: boolean): Promise<AppointmentWorkflowView> {
-      const workflowId = bookingWorkflowId(appointmentId)
+      const workflowId = appointmentWorkflowId(appointmentId)
       await started(workflowId)
       const [lifecycle, followUp] = await Promise.all([
         callWorkflow(temporal, 'booking workflow', () => lifecycleView(workflowId)),
@@ -201,4 +201,4 @@ export function createBookingWorkflowCalls({
   }
 }
 
-export type BookingWorkflowCalls = ReturnType<typeof createBookingWorkflowCalls>
+export type AppointmentWorkflowCalls = ReturnType<typeof createAppointmentWorkflowCalls>

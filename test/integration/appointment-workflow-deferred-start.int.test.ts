@@ -10,10 +10,10 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { WorkflowNotFoundError } from '@temporalio/client'
 import proto from '@temporalio/proto'
-import { RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH } from '../../common/appointments/booking-contract.ts'
+import { RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH } from '../../common/appointments/appointment-workflow-contract.ts'
 import { START_DEADLINE_MS } from '../../domain/workflow-runs/workflow-outbox.ts'
 import { recordHistory } from '../replay-histories/record-history.ts'
-import { bookingScenario } from '../support/booking-scenario.ts'
+import { appointmentScenario } from '../support/appointment-scenario.ts'
 import { newCentre, patchLocations, type Centre } from '../support/centre.ts'
 import { APPOINTMENT_SCOPES, createChildAndProvider } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
@@ -45,7 +45,7 @@ afterAll(async () => {
   await proxy?.close()
 })
 
-const { bookBetween, view, handleOf, running } = bookingScenario(() => centre)
+const { bookBetween, view, handleOf, running } = appointmentScenario(() => centre)
 
 /** A one-hour appointment starting `aheadMs` from now, on a whole minute. */
 const bookIn = (aheadMs: number) => {

@@ -6,7 +6,10 @@
  * fact accepted (the answer lost on its way back) is answered on the retry with the same key by that update's outcome.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { bookingViewQuery, bookingWorkflowId } from '../../common/appointments/booking-contract.ts'
+import {
+  appointmentLifecycleQuery,
+  appointmentWorkflowId,
+} from '../../common/appointments/appointment-workflow-contract.ts'
 import { bookAppointment } from '../support/fixtures.ts'
 import { eventually, startPlatform, type Platform } from '../support/platform.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
@@ -33,7 +36,7 @@ afterAll(async () => {
 /** A booking whose workflow runs, and its cancel with one Idempotency-Key (`<key>-<id>`) however often it is sent. */
 async function runningBooking(key: string) {
   const { id } = await bookAppointment(platform.http, token)
-  const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+  const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(id))
   await eventually(async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 60_000)
   const cancel = () =>
     platform.http.post(`/v1/appointments/${id}/cancel`, {
@@ -47,7 +50,7 @@ async function runningBooking(key: string) {
 describe('Temporal unreachable from the API', () => {
   it('answers a cancel with 503 and changes nothing; the retry after recovery is accepted by the workflow', async () => {
     const { id } = await bookAppointment(platform.http, token)
-    const handle = platform.temporal.workflow.getHandle(bookingWorkflowId(id))
+    const handle = platform.temporal.workflow.getHandle(appointmentWorkflowId(id))
     await eventually(async () => ((await handle.describe()).status.name === 'RUNNING' ? true : undefined), 60_000)
 
     proxy.cut()
@@ -100,7 +103,7 @@ describe('an update the workflow accepted whose answer the API never got', () =>
     proxy.muteReplies()
     const lost = cancel()
     await eventually(
-      async () => ((await handle.query(bookingViewQuery)).state === 'CANCELLED' ? true : undefined),
+      async () => ((await handle.query(appointmentLifecycleQuery)).state === 'CANCELLED' ? true : undefined),
       30_000
     )
     proxy.cut()

@@ -1,11 +1,11 @@
 /**
- * @module The booking lifecycle: the booking workflow's body for runs started from `booking-lifecycle-v2` on
- * (workflows/booking.ts routes to it behind `patched()`). One run per appointment, open until the appointment is final.
+ * @module The appointment lifecycle: the appointment workflow's body for runs started from `booking-lifecycle-v2` on
+ * (workflows/appointment.ts routes to it behind `patched()`). One run per appointment, open until the appointment is final.
  *
  * - Reminders to the family at the location's `reminderOffsetsMinutes` before the start: durable timers, re-armed
  *   when the appointment moves, skipped when their time has already passed, each recorded once (dedupe key) as a
  *   care notification with `appointment.reminder_due`.
- * - Reschedule, cancel, complete and no-show arrive as Temporal updates from the API (common/appointments/booking-contract.ts).
+ * - Reschedule, cancel, complete and no-show arrive as Temporal updates from the API (common/appointments/appointment-workflow-contract.ts).
  *   A validator accepts or refuses the step against the workflow's state in one synchronous turn, and the handler
  *   answers with what the workflow set (the next reminder, the no-show deadline) without running an activity. The
  *   API waits for that answer holding no transaction, then writes the change in a new one after checking the
@@ -17,7 +17,7 @@
  *   the same state machine (`appointment.no_show`); a check-in (the session exists) prevents it.
  * - The older safety nets stay: the `bookingChanged` re-read and the re-read an hour after the end, then daily.
  *
- * The run's state is one value, moved by the pure functions of booking-lifecycle-state.ts (unit-tested without
+ * The run's state is one value, moved by the pure functions of appointment-lifecycle-state.ts (unit-tested without
  * Temporal); this file is the orchestration: the handlers, the first read, the loop's wait, and around them the
  * activities, timers, search attributes and `patched()` branches, whose order the recorded histories replay
  * (test/replay-histories).
@@ -35,29 +35,29 @@ import {
   upsertSearchAttributes,
 } from '@temporalio/workflow'
 import { standardActivityOptions } from './activity-options.ts'
-import { bookingWakeAt, dueBookingStep } from '../common/appointments/reminder-schedule.ts'
-import type { BookingOutcome } from './booking.ts'
+import { appointmentWakeAt, dueAppointmentStep } from '../common/appointments/reminder-schedule.ts'
+import type { AppointmentOutcome } from './appointment.ts'
 import {
-  type BookingActivities,
-  bookingChangedSignal,
-  type BookingPlanWithTiming,
-  type BookingState,
-  bookingStatusQuery,
-  bookingViewQuery,
-  type BookingWorkflowInput,
-  type BookingWorkflowView,
-  cancelBookingSignal,
-  cancelBookingUpdate,
-  completeBookingSignal,
-  completeBookingUpdate,
+  type AppointmentActivities,
+  appointmentChangedSignal,
+  type AppointmentPlanWithTiming,
+  type AppointmentWorkflowState,
+  appointmentStatusQuery,
+  appointmentLifecycleQuery,
+  type AppointmentWorkflowInput,
+  type AppointmentLifecycleView,
+  cancelAppointmentSignal,
+  cancelAppointmentUpdate,
+  completeAppointmentSignal,
+  completeAppointmentUpdate,
   FIRST_READ_LOCAL_PATCH,
-  noShowBookingUpdate,
+  noShowAppointmentUpdate,
   OPERATOR_STEP_REFUSED_PATCH,
   RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH,
-  rescheduleBookingUpdate,
+  rescheduleAppointmentUpdate,
   type RescheduleRequest,
   SEARCH_ATTRIBUTES_BEFORE_READ_PATCH,
-} from '../common/appointments/booking-contract.ts'
+} from '../common/appointments/appointment-workflow-contract.ts'
 import {
   accept,
   changeSignalled,
@@ -85,43 +85,45 @@ import {
   reschedule,
   verifying,
   view,
-} from '../common/appointments/booking-lifecycle-state.ts'
+} from '../common/appointments/appointment-lifecycle-state.ts'
 import { searchAttributeKeys } from '../common/search-attributes-contract.ts'
 
-const activities = proxyActivities<BookingActivities>(standardActivityOptions('30 seconds'))
+const activities = proxyActivities<AppointmentActivities>(standardActivityOptions('30 seconds'))
 
 /** The first read, run in the workflow's first task by the worker (FIRST_READ_LOCAL_PATCH); same limits and retries. */
-const local = proxyLocalActivities<BookingActivities>({
+const local = proxyLocalActivities<AppointmentActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 })
 
 /**
- * A run's one mutable cell: its lifecycle, replaced whole by the pure moves of booking-lifecycle-state.ts, from the
+ * A run's one mutable cell: its lifecycle, replaced whole by the pure moves of appointment-lifecycle-state.ts, from the
  * handlers (between the loop's awaits) and from the loop.
  */
 interface Run {
-  readonly input: BookingWorkflowInput
+  readonly input: AppointmentWorkflowInput
   lifecycle: Lifecycle
 }
 
-export async function bookingLifecycle(input: BookingWorkflowInput): Promise<BookingOutcome> {
+export async function appointmentLifecycle(input: AppointmentWorkflowInput): Promise<AppointmentOutcome> {
   const run: Run = { input, lifecycle: NOT_LOADED }
   // The handlers are registered before the first read: an update that arrives with the start (a cancel right after
   // booking) would otherwise be rejected at the end of the first activation for want of a handler. Whether the
   // appointment has started is the API's state machine's check, on the API's clock (asked first); the workflow decides
   // on its own state: a step it has already taken, or a no-show it is deciding, refuses the update.
-  setHandler(cancelBookingUpdate, accepting(run, 'CANCELLED'), { validator: whileConfirmed(run, 'cancelled') })
-  setHandler(completeBookingUpdate, accepting(run, 'COMPLETED'), { validator: whileConfirmed(run, 'completed') })
-  setHandler(noShowBookingUpdate, accepting(run, 'NO_SHOW'), { validator: whileConfirmed(run, 'marked as a no-show') })
-  setHandler(rescheduleBookingUpdate, (request) => rescheduled(run, request), {
+  setHandler(cancelAppointmentUpdate, accepting(run, 'CANCELLED'), { validator: whileConfirmed(run, 'cancelled') })
+  setHandler(completeAppointmentUpdate, accepting(run, 'COMPLETED'), { validator: whileConfirmed(run, 'completed') })
+  setHandler(noShowAppointmentUpdate, accepting(run, 'NO_SHOW'), {
+    validator: whileConfirmed(run, 'marked as a no-show'),
+  })
+  setHandler(rescheduleAppointmentUpdate, (request) => rescheduled(run, request), {
     validator: (_request: RescheduleRequest) => whileConfirmed(run, 'rescheduled')(),
   })
-  setHandler(bookingChangedSignal, moving(run, changeSignalled))
-  setHandler(cancelBookingSignal, moving(run, operatorAsks('CANCELLED')))
-  setHandler(completeBookingSignal, moving(run, operatorAsks('COMPLETED')))
-  setHandler(bookingStatusQuery, () => ({ appointmentId: input.appointmentId, state: run.lifecycle.state }))
-  setHandler(bookingViewQuery, () => view(run.lifecycle, Date.now()))
+  setHandler(appointmentChangedSignal, moving(run, changeSignalled))
+  setHandler(cancelAppointmentSignal, moving(run, operatorAsks('CANCELLED')))
+  setHandler(completeAppointmentSignal, moving(run, operatorAsks('COMPLETED')))
+  setHandler(appointmentStatusQuery, () => ({ appointmentId: input.appointmentId, state: run.lifecycle.state }))
+  setHandler(appointmentLifecycleQuery, () => view(run.lifecycle, Date.now()))
 
   const fresh = patched(FIRST_READ_LOCAL_PATCH)
     ? await local.loadBookingPlan(input)
@@ -131,7 +133,7 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
     const steps = nextSteps(run.lifecycle, Date.now())
     setCurrentDetails(details(run.lifecycle, steps))
     const seen = run.lifecycle.epoch
-    const wakeAt = bookingWakeAt(steps.timers, run.lifecycle.plan.endsAt, Date.now())
+    const wakeAt = appointmentWakeAt(steps.timers, run.lifecycle.plan.endsAt, Date.now())
     const woken = await condition(() => interrupted(run.lifecycle, seen), Math.max(1, wakeAt - Date.now()))
     const asked = run.lifecycle.operatorFinal
     if (asked !== null && run.lifecycle.state === 'CONFIRMED') {
@@ -148,7 +150,7 @@ export async function bookingLifecycle(input: BookingWorkflowInput): Promise<Boo
   await condition(allHandlersFinished)
   const { state, sent } = run.lifecycle
   log.info('booking closed', { appointmentId: input.appointmentId, state, remindersSent: sent.length })
-  // The outcome keeps the spine's shape; the reminders sent stay readable through the bookingView query.
+  // The outcome keeps the spine's shape; the reminders sent stay readable through the lifecycleViewOf query.
   return { appointmentId: input.appointmentId, state }
 }
 
@@ -158,13 +160,14 @@ const moving = (run: Run, to: (s: Lifecycle) => Lifecycle) => () => {
 }
 
 /** Takes `next` as the run's lifecycle and answers an update with what it holds now. */
-function answer(run: Run, next: Lifecycle): BookingWorkflowView {
+function answer(run: Run, next: Lifecycle): AppointmentLifecycleView {
   run.lifecycle = next
   return view(next, Date.now())
 }
 
 /** An update's handler that accepts the step to `next` (cancel, complete, no-show). */
-const accepting = (run: Run, next: BookingState) => () => answer(run, accept(run.lifecycle, next, Date.now()))
+const accepting = (run: Run, next: AppointmentWorkflowState) => () =>
+  answer(run, accept(run.lifecycle, next, Date.now()))
 
 /** An update's validator: refuses the step (`invalid_state_transition`) unless the appointment is confirmed. */
 const whileConfirmed = (run: Run, action: string) => () => {
@@ -174,7 +177,7 @@ const whileConfirmed = (run: Run, action: string) => () => {
 }
 
 /** Operators find the workflow by the appointment's current parties. */
-const followParties = (plan: BookingPlanWithTiming) =>
+const followParties = (plan: AppointmentPlanWithTiming) =>
   upsertSearchAttributes([
     { key: searchAttributeKeys.ProviderId, value: plan.providerId },
     { key: searchAttributeKeys.LocationId, value: plan.locationId },
@@ -186,7 +189,10 @@ const followParties = (plan: BookingPlanWithTiming) =>
  * the answer waits for that read, which the request is laid over (RESCHEDULE_ANSWER_AFTER_FIRST_READ_PATCH; runs
  * before it answered at once, without times).
  */
-function rescheduled(run: Run, request: RescheduleRequest): BookingWorkflowView | Promise<BookingWorkflowView> {
+function rescheduled(
+  run: Run,
+  request: RescheduleRequest
+): AppointmentLifecycleView | Promise<AppointmentLifecycleView> {
   const before = run.lifecycle
   run.lifecycle = reschedule(before, request, Date.now())
   const moved = partiesMoved(before.plan, run.lifecycle.plan)
@@ -232,7 +238,7 @@ async function operatorStep(run: Run, asked: FinalState): Promise<'DONE' | 'REFU
 /** What the lifecycle's timer fired for: the verification of an accepted step, a reminder, the no-show, a re-read. */
 async function timerStep(run: Run, { reminder, timers }: NextSteps): Promise<void> {
   const confirmed = run.lifecycle.state === 'CONFIRMED'
-  const due = dueBookingStep({ ...timers, verifyAt: run.lifecycle.verifyAt }, confirmed, Date.now())
+  const due = dueAppointmentStep({ ...timers, verifyAt: run.lifecycle.verifyAt }, confirmed, Date.now())
   if (due === 'VERIFY') {
     run.lifecycle = verifying(run.lifecycle)
     await reread(run, true)

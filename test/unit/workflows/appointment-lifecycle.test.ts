@@ -6,17 +6,17 @@
 import { describe, expect, it } from 'vitest'
 import {
   RECONCILE_EVERY_MS,
-  bookingWakeAt,
-  dueBookingStep,
+  appointmentWakeAt,
+  dueAppointmentStep,
   nextReconcileAt,
-  type BookingTimers,
+  type AppointmentTimers,
 } from '../../../common/appointments/reminder-schedule.ts'
-import { followsDatabase } from '../../../common/appointments/booking-lifecycle-state.ts'
+import { followsDatabase } from '../../../common/appointments/appointment-lifecycle-state.ts'
 
 const HOUR = 3_600_000
 const endsAt = '2026-12-03T16:00:00.000Z'
 const end = Date.parse(endsAt)
-const none: BookingTimers = { reminderAt: null, noShowAt: null, verifyAt: null }
+const none: AppointmentTimers = { reminderAt: null, noShowAt: null, verifyAt: null }
 
 describe('nextReconcileAt', () => {
   it('re-reads an hour after the end while that is more than a minute away, then daily', () => {
@@ -33,23 +33,23 @@ describe('bookingWakeAt', () => {
 
   it('wakes for the earliest of the reminder, the no-show deadline and the verification', () => {
     expect(
-      bookingWakeAt({ reminderAt: end - 2 * 86_400_000, noShowAt: end + 1_800_000, verifyAt: null }, endsAt, now)
+      appointmentWakeAt({ reminderAt: end - 2 * 86_400_000, noShowAt: end + 1_800_000, verifyAt: null }, endsAt, now)
     ).toBe(end - 2 * 86_400_000)
     expect(
-      bookingWakeAt(
+      appointmentWakeAt(
         { reminderAt: end - 2 * 86_400_000, noShowAt: end + 1_800_000, verifyAt: now + 60_000 },
         endsAt,
         now
       )
     ).toBe(now + 60_000)
-    expect(bookingWakeAt({ reminderAt: null, noShowAt: end + 1_800_000, verifyAt: null }, endsAt, now)).toBe(
+    expect(appointmentWakeAt({ reminderAt: null, noShowAt: end + 1_800_000, verifyAt: null }, endsAt, now)).toBe(
       end + 1_800_000
     )
   })
 
   it('falls back to the unprompted re-read when no timer is set (a final state awaiting its commit, a checked-in visit)', () => {
-    expect(bookingWakeAt(none, endsAt, now)).toBe(end + HOUR)
-    expect(bookingWakeAt(none, endsAt, end + 2 * HOUR)).toBe(end + 2 * HOUR + RECONCILE_EVERY_MS)
+    expect(appointmentWakeAt(none, endsAt, now)).toBe(end + HOUR)
+    expect(appointmentWakeAt(none, endsAt, end + 2 * HOUR)).toBe(end + 2 * HOUR + RECONCILE_EVERY_MS)
   })
 })
 
@@ -58,22 +58,22 @@ describe('dueBookingStep', () => {
   const noShowAt = end + 1_800_000
 
   it('does what fell due: the reminder, then the no-show, else an unprompted re-read', () => {
-    expect(dueBookingStep({ ...none, reminderAt, noShowAt }, true, reminderAt)).toBe('REMIND')
-    expect(dueBookingStep({ ...none, reminderAt: null, noShowAt }, true, noShowAt)).toBe('NO_SHOW')
-    expect(dueBookingStep({ ...none, reminderAt, noShowAt }, true, reminderAt - 1)).toBe('REREAD')
-    expect(dueBookingStep(none, true, end + HOUR)).toBe('REREAD')
+    expect(dueAppointmentStep({ ...none, reminderAt, noShowAt }, true, reminderAt)).toBe('REMIND')
+    expect(dueAppointmentStep({ ...none, reminderAt: null, noShowAt }, true, noShowAt)).toBe('NO_SHOW')
+    expect(dueAppointmentStep({ ...none, reminderAt, noShowAt }, true, reminderAt - 1)).toBe('REREAD')
+    expect(dueAppointmentStep(none, true, end + HOUR)).toBe('REREAD')
   })
 
   it('verifies an accepted step before anything else', () => {
-    expect(dueBookingStep({ reminderAt, noShowAt, verifyAt: reminderAt }, true, noShowAt)).toBe('VERIFY')
+    expect(dueAppointmentStep({ reminderAt, noShowAt, verifyAt: reminderAt }, true, noShowAt)).toBe('VERIFY')
   })
 
   it('sends no reminder and marks no no-show once the workflow has left CONFIRMED (a cancel awaiting its commit)', () => {
-    expect(dueBookingStep({ ...none, reminderAt, noShowAt }, false, noShowAt)).toBe('REREAD')
+    expect(dueAppointmentStep({ ...none, reminderAt, noShowAt }, false, noShowAt)).toBe('REREAD')
   })
 
   it('takes a reminder before a no-show that fell due at the same wake-up (a worker that was down)', () => {
-    expect(dueBookingStep({ ...none, reminderAt, noShowAt }, true, noShowAt + 1)).toBe('REMIND')
+    expect(dueAppointmentStep({ ...none, reminderAt, noShowAt }, true, noShowAt + 1)).toBe('REMIND')
   })
 })
 
