@@ -11,7 +11,7 @@ import { runDeliveryPump, type TenantSlotsObserver } from '../domain/webhooks/de
 import { endpointRetryStep } from '../domain/webhooks/endpoint-retry.ts'
 import { createWebhookPoster } from '../adapters/webhook-http/webhook-poster.ts'
 import type { WebhookPoster } from '../domain/webhooks/post-webhook.ts'
-import { createRetryWorkflowStarter } from '../domain/webhooks/retry-workflow-starter.ts'
+import { createWebhookWorkflowCalls } from '../domain/webhooks/webhook-workflow-calls.ts'
 import type { WebhookSettings } from '../domain/webhooks/webhook-settings.ts'
 import type { AttemptObserver } from '../domain/webhooks/record-batch.ts'
 import type { Metrics } from '../infra/metrics/metrics-registry.ts'
@@ -100,7 +100,11 @@ export function createWebhookActivities({
           settings: webhooks,
           now,
           secrets,
-          retries: createRetryWorkflowStarter(context.client, context.info.taskQueue, webhooks.retry),
+          retries: createWebhookWorkflowCalls({
+            temporal: context.client,
+            taskQueue: context.info.taskQueue,
+            retry: webhooks.retry,
+          }),
           logger: log,
           observe,
           tenantSlots,

@@ -13,7 +13,7 @@ import { createAgentSchedules, type AgentSchedules } from '../domain/ai/agents/a
 import { createAgentWorkflowService, type AgentWorkflowService } from '../domain/ai/agents/agent-workflow-service.ts'
 import { createSeriesService, type SeriesService } from '../domain/appointment-series/series-service.ts'
 import { createAppointmentService, type AppointmentService } from '../domain/appointments/appointment-service.ts'
-import { createAssessmentReminders } from '../domain/assessments/assessment-reminders.ts'
+import { createAssessmentWorkflowCalls } from '../domain/assessments/assessment-workflow-calls.ts'
 import { createAssessmentService, type AssessmentService } from '../domain/assessments/assessment-service.ts'
 import { createRevocationList, type RevocationList } from '../domain/auth/revocation-list.ts'
 import { createSigningKeys, type SigningKeys } from '../domain/auth/signing-keys.ts'
@@ -24,9 +24,9 @@ import { createTokenLifecycle, type TokenLifecycle } from '../domain/auth/token-
 import { createTokenService, type TokenService } from '../domain/auth/token-service.ts'
 import { childCareWorkflows, type ChildCareWorkflows } from '../domain/children/child-care-workflows.ts'
 import {
-  createEarlyInterventionSync,
-  type EarlyInterventionSync,
-} from '../domain/early-intervention/ei-workflow-sync.ts'
+  createEarlyInterventionWorkflowCalls,
+  type EarlyInterventionWorkflowCalls,
+} from '../domain/early-intervention/ei-workflow-calls.ts'
 import { createLeadService, type LeadService } from '../domain/leads/lead-service.ts'
 import { createOnboardingService, type OnboardingService } from '../domain/provider-onboarding/onboarding-service.ts'
 import { onlineProcessorFrom } from '../adapters/online-processors.ts'
@@ -79,7 +79,7 @@ export interface AppServices {
   appointments: AppointmentService
   series: SeriesService
   assessments: AssessmentService
-  earlyIntervention: EarlyInterventionSync
+  earlyIntervention: EarlyInterventionWorkflowCalls
   progress: ProgressFollowUps
   childCareWorkflows: ChildCareWorkflows
   onboarding: OnboardingService
@@ -149,13 +149,18 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
     },
   })
   // One set of reminders for every route that creates or recalls an assessment, so all are reminded alike.
-  const reminders = createAssessmentReminders({
+  const reminders = createAssessmentWorkflowCalls({
     outbox,
     temporal,
     logger,
     timing: { dayMs: config.ASSESSMENT_REMINDER_DAY_MS },
   })
-  const earlyIntervention = createEarlyInterventionSync({ outbox, temporal, logger, ...(dayMs ? { dayMs } : {}) })
+  const earlyIntervention = createEarlyInterventionWorkflowCalls({
+    outbox,
+    temporal,
+    logger,
+    ...(dayMs ? { dayMs } : {}),
+  })
   const progress = createProgressFollowUps({
     outbox,
     temporal,

@@ -65,7 +65,7 @@ export async function startApi(config: Config, logger: Logger, clock?: Clock): P
   const stopPumpCheck = keepDeliveryPumpsRunning(
     deps.temporal,
     config.TEMPORAL_TASK_QUEUE,
-    webhookSettings(config).pump.partitions,
+    webhookSettings(config),
     logger
   )
   // Starts agent runs from committed events and keeps agent schedules in Temporal in step (docs/agents.md).

@@ -16,7 +16,6 @@ import { getAppointment, nextReminderOf, type AppointmentRow } from './appointme
 import { resolveInterval } from './appointment-rules.ts'
 import type { TransitionDeps } from './appointment-transitions.ts'
 import { insertAppointment, lockAppointmentParties, slotProblem } from './book-appointment.ts'
-import { createAppointmentNotifier } from './appointment-workflow-notifier.ts'
 import { createAppointmentWorkflowCalls } from './appointment-workflow-calls.ts'
 import { cancelAppointment, type CancelInput } from './cancel-appointment.ts'
 import { completeAppointment } from './complete-appointment.ts'
@@ -43,7 +42,7 @@ export interface CreateAppointmentInput {
 export interface AppointmentServiceDeps {
   outbox: WorkflowOutbox
   clock: Clock
-  /** Signals appointment workflows after commit (appointment-workflow-notifier.ts). */
+  /** Calls the appointments' workflows (appointment-workflow-calls.ts). */
   temporal: Client
   logger: Logger
   /** Length of a policy day (CARE_WORKFLOW_DAY_MS), as the appointment workflow counts reminder offsets. */
@@ -68,9 +67,8 @@ export function createAppointmentService({
   viewPacing = { perSecond: 0, burst: 1, maxWaitMs: 0 },
 }: AppointmentServiceDeps) {
   const viewPacer = createPacer({ ...viewPacing, what: "A tenant's workflow views", refuse: rateLimited })
-  const notifier = createAppointmentNotifier({ temporal, logger, started: outbox.started })
   const workflow = createAppointmentWorkflowCalls({ temporal, logger, started: outbox.started })
-  const deps: TransitionDeps = { clock, notifier, workflow, outbox }
+  const deps: TransitionDeps = { clock, notifier: workflow, workflow, outbox }
   const minuteMs = minuteMsOf(dayMs)
   const workflowStartAt = (startsAt: Date, offsetsMinutes: number[], now = clock().getTime()) =>
     workflowStart === 'immediate'
@@ -171,7 +169,7 @@ export function createAppointmentService({
      * For the series service: the same booking primitives, the same outbox, clock and notifier (its cancellations
      * take them to `cancelLockedAppointment`, without the workflow's update).
      */
-    internals: { outbox, workflowStartAt, clock, notifier },
+    internals: { outbox, workflowStartAt, clock, notifier: workflow },
   }
 }
 

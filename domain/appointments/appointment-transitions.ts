@@ -18,8 +18,7 @@ import type { AppointmentLifecycleView } from '../../common/appointments/appoint
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { lockAppointment, type AppointmentRow } from './appointment-row.ts'
 import { assertTransition, type AppointmentAction } from './appointment-state.ts'
-import type { AppointmentNotifier } from './appointment-workflow-notifier.ts'
-import type { AppointmentWorkflowCalls } from './appointment-workflow-calls.ts'
+import type { AppointmentNotifier, AppointmentWorkflowCalls } from './appointment-workflow-calls.ts'
 
 /** What every transition is given, explicitly, as its first argument. */
 export interface TransitionDeps {

@@ -1,7 +1,8 @@
 /**
  * @module Calls from the API into an appointment's workflows: the appointment lifecycle's updates (the API waits for the
  * workflow's accepted result holding no transaction, then writes the change in a new one: appointment-transitions.ts),
- * the lifecycle's view, the follow-up's view, and the `noteSigned` signal after a note's signature commits. Callers
+ * the lifecycle's view, the follow-up's view, and the signals after commit: `bookingChanged` after any change of the
+ * appointment, `noteSigned` after a note's signature. Callers
  * inside a unit of work make these calls through `UnitOfWork.release`.
  *
  * Failures (domain/workflow-runs/workflow-calls.ts): the workflow's refusal is a 409 `invalid_state_transition`;
@@ -31,6 +32,7 @@ import {
   appointmentLifecycleQuery,
   appointmentWorkflowId,
   type AppointmentLifecycleView,
+  appointmentChangedSignal,
   cancelAppointmentUpdate,
   completeAppointmentUpdate,
   noShowAppointmentUpdate,
@@ -45,6 +47,8 @@ export interface AppointmentWorkflowCallsDeps {
   logger: Logger
   /** Waits for this process's start of a workflow still on its way after its booking's answer (WorkflowOutbox). */
   started?: (workflowId: string) => Promise<void>
+  /** Longest the change signals of one request may delay its response. */
+  signalTimeoutMs?: number
 }
 
 /** What GET /v1/appointments/{id}/workflow shows. */
@@ -71,11 +75,57 @@ async function orNull<T>(call: () => Promise<T>): Promise<T | null> {
   }
 }
 
+/**
+ * After the unit commits, tells the workflows of these appointments that they changed (`bookingChanged`). The API
+ * writes the change first (the database is the source of truth), so a rolled-back change never reaches a workflow.
+ * Best effort: when Temporal is unreachable or a workflow has not started yet (its start still waits in the outbox),
+ * the workflow catches up by itself: it reads the appointment when it starts and re-reads it on a timer
+ * (workflows/appointment.ts), so it never stays open past an appointment that has ended.
+ */
+function signalChangedAfterCommit(
+  { temporal, logger, started, signalTimeoutMs }: Required<AppointmentWorkflowCallsDeps>,
+  uow: UnitOfWork,
+  appointmentIds: readonly string[]
+): void {
+  if (!appointmentIds.length) return
+  const signal = async (appointmentId: string) => {
+    const workflowId = appointmentWorkflowId(appointmentId)
+    try {
+      await started(workflowId)
+      await temporal.withDeadline(Date.now() + signalTimeoutMs, () =>
+        temporal.workflow.getHandle(workflowId).signal(appointmentChangedSignal)
+      )
+    } catch (error) {
+      // Ids only in the log line (never health data); the workflow reconciles on its own.
+      logger.warn({ appointmentId, err: error }, 'booking workflow not signalled; it will reconcile')
+    }
+  }
+  const ids = [...new Set(appointmentIds)]
+  uow.afterCommit(async () => {
+    await Promise.all(ids.map(signal))
+  })
+}
+
+async function signalNoteSigned(
+  { temporal, logger }: Pick<AppointmentWorkflowCallsDeps, 'temporal' | 'logger'>,
+  appointmentId: string
+) {
+  try {
+    await temporal.withDeadline(Date.now() + 2000, () =>
+      temporal.workflow.getHandle(appointmentFollowUpWorkflowId(appointmentId)).signal(noteSignedSignal)
+    )
+  } catch (error) {
+    // No follow-up (not completed yet) or Temporal down: the follow-up re-reads the note at its next timer.
+    logger.debug({ appointmentId, err: error }, 'appointment follow-up not signalled')
+  }
+}
+
 /** Creates the calls over a Temporal client. */
 export function createAppointmentWorkflowCalls({
   temporal,
   logger,
   started = async () => undefined,
+  signalTimeoutMs = 2000,
 }: AppointmentWorkflowCallsDeps) {
   const handleOf = (appointmentId: string) => temporal.workflow.getHandle(appointmentWorkflowId(appointmentId))
   const ask = async (appointmentId: string, call: (handle: WorkflowHandle) => Promise<AppointmentLifecycleView>) => {
@@ -185,20 +235,16 @@ export function createAppointmentWorkflowCalls({
       return { workflowId, ...lifecycle, followUp }
     },
 
+    /** @see signalChangedAfterCommit */
+    changed: (uow: UnitOfWork, appointmentIds: readonly string[]) =>
+      signalChangedAfterCommit({ temporal, logger, started, signalTimeoutMs }, uow, appointmentIds),
+
     /** After the unit commits, tells the appointment's follow-up that its note was signed (best effort). */
-    noteSigned(uow: UnitOfWork, appointmentId: string): void {
-      uow.afterCommit(async () => {
-        try {
-          await temporal.withDeadline(Date.now() + 2000, () =>
-            temporal.workflow.getHandle(appointmentFollowUpWorkflowId(appointmentId)).signal(noteSignedSignal)
-          )
-        } catch (error) {
-          // No follow-up (not completed yet) or Temporal down: the follow-up re-reads the note at its next timer.
-          logger.debug({ appointmentId, err: error }, 'appointment follow-up not signalled')
-        }
-      })
-    },
+    noteSigned: (uow: UnitOfWork, appointmentId: string) =>
+      uow.afterCommit(() => signalNoteSigned({ temporal, logger }, appointmentId)),
   }
 }
 
 export type AppointmentWorkflowCalls = ReturnType<typeof createAppointmentWorkflowCalls>
+/** What a change of an appointment needs of its workflow: to be told, after commit. */
+export type AppointmentNotifier = Pick<AppointmentWorkflowCalls, 'changed'>

@@ -4,7 +4,7 @@
  * dependencies first, as the appointments' are: create-assessment.ts, patch-assessment.ts, cancel-assessment.ts,
  * complete-assessment.ts, recall-assessment.ts; assessment-service.ts composes them for the API. Changes lock the
  * assessment's row, serialising them with each other and with the workflow's steps, and keep the reminder workflow in
- * step (assessment-reminders.ts).
+ * step (assessment-workflow-calls.ts).
  */
 import type { Assessment, Prisma } from '../../generated/prisma/client.ts'
 import type { Clock } from '../../infra/clock.ts'
@@ -12,12 +12,12 @@ import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { notFound, type FieldError } from '../errors.ts'
 import { newId } from '../ids.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
-import type { AssessmentReminders } from './assessment-reminders.ts'
+import type { AssessmentWorkflowCalls } from './assessment-workflow-calls.ts'
 import type { AssessmentFieldsInput } from './assessment-schema.ts'
 
 /** What every change of an assessment is given, explicitly, as its first argument (and the service, whole). */
 export interface AssessmentDeps {
-  reminders: AssessmentReminders
+  reminders: AssessmentWorkflowCalls
   clock: Clock
 }
 

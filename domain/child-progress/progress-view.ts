@@ -7,7 +7,8 @@ import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { CHILD_PROGRESS_KIND, childProgressWorkflowId } from '../../common/child-progress/child-progress-contract.ts'
 import { keysetOrderBy, keysetWhere, parseList, toSortedPage, type SortParam } from '../listing.ts'
 import { PROGRESS_FOLLOW_UP_NOTIFICATION } from './progress-store.ts'
-import { activeChild, progressSchedule, type ProgressFollowUpsDeps } from './progress-workflow-calls.ts'
+import { activeChild } from './progress-follow-up-parts.ts'
+import type { ProgressWorkflowCalls } from './progress-workflow-calls.ts'
 
 export const REPORT_SORTS = ['periodEnd', 'createdAt'] as const
 
@@ -37,15 +38,11 @@ export async function progressRecords(uow: UnitOfWork, childId: string) {
 }
 
 /** The child's progress: the workflow's schedule, the latest report and the open follow-up. */
-export async function progressView(
-  deps: Pick<ProgressFollowUpsDeps, 'temporal' | 'logger'>,
-  uow: UnitOfWork,
-  childId: string
-) {
+export async function progressView(calls: Pick<ProgressWorkflowCalls, 'schedule'>, uow: UnitOfWork, childId: string) {
   await activeChild(uow, childId)
   const records = await progressRecords(uow, childId)
   // The database first, then the workflow holding no transaction.
-  const state = await uow.release(() => progressSchedule(deps, uow.tenantId, childId))
+  const state = await uow.release(() => calls.schedule(uow.tenantId, childId))
   return { ...records, state }
 }
 

@@ -1,13 +1,12 @@
 /**
- * @module The API's calls to a child's progress follow-up workflow, and what the changes around it share: the deps
- * ({@link ProgressFollowUpsDeps}), its input, summary and details, the child as the API may act on it. The changes are
- * one function per file, as the appointments' are: this file's start at registration and signal at archive,
- * request-progress-summary.ts, stop-progress-follow-ups.ts; progress-view.ts reads; progress-follow-ups.ts composes them.
- *
- * The request never waits for a workflow activity while its transaction is open: activities need the database too,
- * and a request holding a transaction (and its row locks) while waiting for them could wait for ever.
+ * @module What the API asks of a child's progress follow-up workflow (the shape every domain file that calls Temporal
+ * has: docs/workflows.md, "Calls into Temporal"): a signal after the child is archived, the workflow's schedule, a
+ * summary now (an update-with-start, so a child whose follow-ups were stopped gets them back), and its cancellation.
+ * Each call is bounded (`callWorkflow`: 503 `dependency_unavailable` when Temporal cannot answer) and made holding no
+ * transaction.
  */
-import { WorkflowNotFoundError, type Client } from '@temporalio/client'
+import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client'
+import { TypedSearchAttributes } from '@temporalio/common'
 import type { Logger } from '../../infra/logger.ts'
 import { rethrowIfTransactionHeld } from '../../infra/network-guard.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
@@ -17,104 +16,90 @@ import {
   childProgressChangedSignal,
   childProgressStateQuery,
   childProgressWorkflowId,
+  requestProgressSummaryUpdate,
   type ChildProgressInput,
   type ChildProgressState,
 } from '../../common/child-progress/child-progress-contract.ts'
-import { notFound } from '../errors.ts'
+import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
+import { AppError } from '../errors.ts'
 import { callWorkflow } from '../workflow-runs/workflow-calls.ts'
-import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
-import { DAY_MS } from '../../common/time/calendar.ts'
 
-export interface ProgressFollowUpsDeps {
-  outbox: WorkflowOutbox
+export interface ProgressWorkflowCallsDeps {
   temporal: Client
   logger: Logger
   taskQueue: string
-  intervalDays: number
-  /** Length of a day (CARE_WORKFLOW_DAY_MS); tests shorten it. */
-  dayMs: number
 }
 
-/** The child, of the unit's tenant, with whether it is archived. @throws AppError `not_found` */
-export async function activeChild({ tx, tenantId }: UnitOfWork, childId: string) {
-  const child = await tx.child.findFirst({ where: { id: childId, tenantId }, select: { id: true, archivedAt: true } })
-  if (!child) throw notFound('child', childId)
-  return child
+/** How a run is started when a summary starts it: its input and what the Temporal UI shows of it. */
+export interface ProgressRunStart {
+  input: ChildProgressInput
+  summary: string
+  details: string
 }
 
-/** The workflow's input for a child. */
-export const progressInputOf = (
-  deps: Pick<ProgressFollowUpsDeps, 'intervalDays' | 'dayMs'>,
-  tenantId: string,
-  childId: string
-): ChildProgressInput => ({
-  tenantId,
-  childId,
-  intervalDays: deps.intervalDays,
-  ...(deps.dayMs !== DAY_MS ? { dayMs: deps.dayMs } : {}),
-})
-/** The run's static summary. */
-export const progressSummaryOf = (childId: string) => `Child progress follow-up: child ${childId}`
-/** The run's static details. */
-export const progressDetailsOf = (
-  deps: Pick<ProgressFollowUpsDeps, 'intervalDays'>,
-  tenantId: string,
-  childId: string
-) =>
-  [
-    `Progress summary of child \`${childId}\` (tenant \`${tenantId}\`) every ${deps.intervalDays} days from signed SOAP`,
-    'notes and assessments, and a follow-up when an active goal stalls. Figures live in the database only.',
-    '',
-    `State: \`GET /v1/children/${childId}/progress\` · reports: \`…/progress/reports\``,
-  ].join('\n')
+/** Creates the calls over a Temporal client. */
+export function createProgressWorkflowCalls({ temporal, logger, taskQueue }: ProgressWorkflowCallsDeps) {
+  const handleOf = (tenantId: string, childId: string) =>
+    temporal.workflow.getHandle(childProgressWorkflowId(tenantId, childId))
 
-/** In the registration's unit of work: the child's follow-ups start after commit. */
-export async function childRegistered(
-  deps: Pick<ProgressFollowUpsDeps, 'outbox' | 'intervalDays' | 'dayMs'>,
-  uow: UnitOfWork,
-  childId: string
-): Promise<void> {
-  await deps.outbox.enqueue(uow, {
-    workflowType: CHILD_PROGRESS_WORKFLOW,
-    workflowId: childProgressWorkflowId(uow.tenantId, childId),
-    args: [progressInputOf(deps, uow.tenantId, childId)],
-    searchAttributes: { TenantId: uow.tenantId, WorkflowKind: CHILD_PROGRESS_KIND, ChildId: childId },
-    summary: progressSummaryOf(childId),
-    details: progressDetailsOf(deps, uow.tenantId, childId),
-  })
-}
+  return {
+    /** In the archive's unit of work: the workflow re-reads the child after commit and ends. */
+    childArchived(uow: UnitOfWork, childId: string): void {
+      uow.afterCommit(async () => {
+        await callWorkflow(temporal, 'progress follow-up', () =>
+          handleOf(uow.tenantId, childId).signal(childProgressChangedSignal)
+        ).catch((error: unknown) => logger.warn({ childId, err: error }, 'progress follow-up not told of the archive'))
+      })
+    },
 
-/** In the archive's unit of work: the workflow re-reads the child after commit and ends. */
-export function childArchived(
-  deps: Pick<ProgressFollowUpsDeps, 'temporal' | 'logger'>,
-  uow: UnitOfWork,
-  childId: string
-): void {
-  uow.afterCommit(async () => {
-    await callWorkflow(deps.temporal, 'progress follow-up', () =>
-      deps.temporal.workflow
-        .getHandle(childProgressWorkflowId(uow.tenantId, childId))
-        .signal(childProgressChangedSignal)
-    ).catch((error: unknown) => deps.logger.warn({ childId, err: error }, 'progress follow-up not told of the archive'))
-  })
-}
+    /** The workflow's own view of its schedule; null when Temporal cannot say right now. */
+    async schedule(
+      tenantId: string,
+      childId: string
+    ): Promise<(ChildProgressState & { running: true }) | { running: false } | null> {
+      try {
+        const handle = handleOf(tenantId, childId)
+        const described = await temporal.withDeadline(Date.now() + 3000, () => handle.describe())
+        if (described.status.name !== 'RUNNING') return { running: false }
+        const state = await temporal.withDeadline(Date.now() + 3000, () => handle.query(childProgressStateQuery))
+        return { ...state, running: true }
+      } catch (error) {
+        rethrowIfTransactionHeld(error)
+        if (error instanceof WorkflowNotFoundError) return { running: false }
+        logger.warn({ childId, err: error }, 'progress follow-up state unavailable')
+        return null
+      }
+    },
 
-/** The workflow's own view of its schedule; null when it is not running (or Temporal cannot say right now). */
-export async function progressSchedule(
-  deps: Pick<ProgressFollowUpsDeps, 'temporal' | 'logger'>,
-  tenantId: string,
-  childId: string
-): Promise<(ChildProgressState & { running: true }) | { running: false } | null> {
-  try {
-    const handle = deps.temporal.workflow.getHandle(childProgressWorkflowId(tenantId, childId))
-    const described = await deps.temporal.withDeadline(Date.now() + 3000, () => handle.describe())
-    if (described.status.name !== 'RUNNING') return { running: false }
-    const state = await deps.temporal.withDeadline(Date.now() + 3000, () => handle.query(childProgressStateQuery))
-    return { ...state, running: true }
-  } catch (error) {
-    rethrowIfTransactionHeld(error)
-    if (error instanceof WorkflowNotFoundError) return { running: false }
-    deps.logger.warn({ childId, err: error }, 'progress follow-up state unavailable')
-    return null
+    /** A summary of the last interval, made now by the workflow, started when it is not running. */
+    summarizeNow(tenantId: string, childId: string, run: ProgressRunStart) {
+      const start = new WithStartWorkflowOperation(CHILD_PROGRESS_WORKFLOW, {
+        workflowId: childProgressWorkflowId(tenantId, childId),
+        taskQueue,
+        args: [run.input],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        typedSearchAttributes: new TypedSearchAttributes([
+          { key: searchAttributeKeys.TenantId, value: tenantId },
+          { key: searchAttributeKeys.WorkflowKind, value: CHILD_PROGRESS_KIND },
+          { key: searchAttributeKeys.ChildId, value: childId },
+        ]),
+        staticSummary: run.summary,
+        staticDetails: run.details,
+      })
+      return callWorkflow(temporal, 'progress follow-up', () =>
+        temporal.workflow.executeUpdateWithStart(requestProgressSummaryUpdate, { startWorkflowOperation: start })
+      )
+    },
+
+    /** Cancels the run; one not running (never started, stopped, closed) is stopped already. */
+    async cancel(tenantId: string, childId: string): Promise<void> {
+      await callWorkflow(temporal, 'progress follow-up', () => handleOf(tenantId, childId).cancel()).catch(
+        (error: unknown) => {
+          if (!(error instanceof AppError && error.code === 'invalid_state_transition')) throw error
+        }
+      )
+    },
   }
 }
+
+export type ProgressWorkflowCalls = ReturnType<typeof createProgressWorkflowCalls>

@@ -5,12 +5,12 @@
  * ends both. Everything is recorded in the unit of work of the change (workflow outbox) or sent after it commits.
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import type { EarlyInterventionSync, EnrolmentOfChild } from '../early-intervention/ei-workflow-sync.ts'
+import type { EarlyInterventionWorkflowCalls, EnrolmentOfChild } from '../early-intervention/ei-workflow-calls.ts'
 import type { ProgressFollowUps } from '../child-progress/progress-follow-ups.ts'
 
 /** The two services a child's record drives, built once by the app's composition root (api/compose-services.ts). */
 export interface ChildCareWorkflowsDeps {
-  earlyIntervention: EarlyInterventionSync
+  earlyIntervention: EarlyInterventionWorkflowCalls
   progress: Pick<ProgressFollowUps, 'childRegistered' | 'childArchived'>
 }
 

@@ -2,7 +2,7 @@
  * @module What the API does with a child's early-intervention plan: shows it (the deadlines and next check-in the
  * check-in workflow computed, the 45-day exception) and records or withdraws a documented exception to the 45-day
  * timeline (34 CFR §303.310(b)), and lists the notices the workflow raised. A change is announced to the workflow after
- * commit (ei-workflow-sync.ts).
+ * commit (ei-workflow-calls.ts).
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import { listCareNotifications, type NotificationListQuery } from '../care-notifications/care-notifications.ts'
@@ -14,7 +14,7 @@ import {
 import type { Deadline, TimelineException } from '../../common/early-intervention/ei-plan.ts'
 import { DEFAULT_EI_POLICY } from '../../common/early-intervention/ei-policy.ts'
 import { addDays } from '../../common/time/calendar.ts'
-import type { EarlyInterventionSync } from './ei-workflow-sync.ts'
+import type { EarlyInterventionWorkflowCalls } from './ei-workflow-calls.ts'
 
 export interface TimelineExceptionInput {
   reason: TimelineException
@@ -94,7 +94,7 @@ export async function listEarlyInterventionNotifications(
 }
 
 /** The exception changes the plan: the workflow re-reads it (and is started if it is not running). */
-async function announce(uow: UnitOfWork, sync: Pick<EarlyInterventionSync, 'childChanged'>, childId: string) {
+async function announce(uow: UnitOfWork, sync: Pick<EarlyInterventionWorkflowCalls, 'childChanged'>, childId: string) {
   const child = await uow.tx.child.findFirst({
     where: { id: childId, tenantId: uow.tenantId },
     select: { id: true, eiReferralDate: true, eiExitDate: true, archivedAt: true },
@@ -110,7 +110,7 @@ async function announce(uow: UnitOfWork, sync: Pick<EarlyInterventionSync, 'chil
  */
 export async function recordTimelineException(
   uow: UnitOfWork,
-  sync: Pick<EarlyInterventionSync, 'childChanged'>,
+  sync: Pick<EarlyInterventionWorkflowCalls, 'childChanged'>,
   childId: string,
   input: TimelineExceptionInput,
   now: Date
@@ -148,7 +148,7 @@ export async function recordTimelineException(
  */
 export async function withdrawTimelineException(
   uow: UnitOfWork,
-  sync: Pick<EarlyInterventionSync, 'childChanged'>,
+  sync: Pick<EarlyInterventionWorkflowCalls, 'childChanged'>,
   childId: string
 ) {
   await loadChild(uow, childId)

@@ -3,11 +3,9 @@
  * (lead-moves.ts says what the changes of a lead share).
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { bookLeadUpdate } from '../../common/leads/lead-qualification-contract.ts'
-import { updateIdFor } from '../workflow-runs/workflow-calls.ts'
 import { slotProblem } from '../appointments/book-appointment.ts'
 import { validationError, type FieldError } from '../errors.ts'
-import { askLeadWorkflowThenRelock, assertMove, type LeadDeps } from './lead-moves.ts'
+import { askLeadWorkflowThenRelock, assertMove, type LeadChangeDeps } from './lead-moves.ts'
 import { lockLead, settleLeadNotifications } from './lead-store.ts'
 import { sameInstant, type OfferedSlot, type SlotChoice } from './offer-lead.ts'
 
@@ -20,7 +18,7 @@ import { sameInstant, type OfferedSlot, type SlotChoice } from './offer-lead.ts'
  *   `slot_unavailable`, `dependency_unavailable`
  */
 export async function bookLead(
-  deps: Pick<LeadDeps, 'temporal' | 'appointments'>,
+  deps: Pick<LeadChangeDeps, 'workflow' | 'appointments'>,
   uow: UnitOfWork,
   leadId: string,
   choice: SlotChoice & { childId?: string; type: 'EVALUATION' | 'THERAPY_SESSION' | 'SCREENING' | 'CONSULTATION' },
@@ -49,9 +47,7 @@ export async function bookLead(
     now,
   })
   if (taken) throw taken
-  await askLeadWorkflowThenRelock(deps, uow, leadId, 'BOOKED', (workflow) =>
-    workflow.executeUpdate(bookLeadUpdate, { updateId: updateIdFor(uow, bookLeadUpdate) })
-  )
+  await askLeadWorkflowThenRelock(deps, uow, leadId, 'BOOKED', () => deps.workflow.book(uow, leadId))
   const appointment = await deps.appointments.create(uow, {
     childId,
     providerId: slot.providerId,

@@ -3,10 +3,8 @@
  * lead share).
  */
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { closeLeadUpdate } from '../../common/leads/lead-qualification-contract.ts'
-import { updateIdFor } from '../workflow-runs/workflow-calls.ts'
 import type { LeadCloseReason } from '../../common/leads/lead-state.ts'
-import { askLeadWorkflowThenRelock, assertMove, type LeadDeps } from './lead-moves.ts'
+import { askLeadWorkflowThenRelock, assertMove, type LeadChangeDeps } from './lead-moves.ts'
 import { lockLead, settleLeadNotifications } from './lead-store.ts'
 
 /**
@@ -14,7 +12,7 @@ import { lockLead, settleLeadNotifications } from './lead-store.ts'
  * @throws AppError `not_found`, `invalid_state_transition`, `dependency_unavailable`
  */
 export async function closeLead(
-  deps: Pick<LeadDeps, 'temporal'>,
+  deps: Pick<LeadChangeDeps, 'workflow'>,
   uow: UnitOfWork,
   leadId: string,
   body: { reason: LeadCloseReason; note?: string },
@@ -22,12 +20,7 @@ export async function closeLead(
 ) {
   const lead = await lockLead(uow, leadId)
   assertMove(lead.status, 'LOST')
-  await askLeadWorkflowThenRelock(deps, uow, leadId, 'LOST', (workflow) =>
-    workflow.executeUpdate(closeLeadUpdate, {
-      args: [{ reason: body.reason }],
-      updateId: updateIdFor(uow, closeLeadUpdate),
-    })
-  )
+  await askLeadWorkflowThenRelock(deps, uow, leadId, 'LOST', () => deps.workflow.close(uow, leadId, body.reason))
   const updated = await uow.tx.lead.update({
     where: { id: lead.id },
     data: {

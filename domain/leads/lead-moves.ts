@@ -10,24 +10,27 @@
  */
 import type { Client } from '@temporalio/client'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { leadChangedSignal, leadQualificationWorkflowId } from '../../common/leads/lead-qualification-contract.ts'
 import type { LeadPolicy } from '../../common/leads/lead-policy.ts'
 import { moveRefusal, type LeadStatus } from '../../common/leads/lead-state.ts'
 import type { AppointmentService } from '../appointments/appointment-service.ts'
 import { invalidStateTransition, validationError, type FieldError } from '../errors.ts'
-import { askWhileRefused, callWorkflow } from '../workflow-runs/workflow-calls.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { lockLead } from './lead-store.ts'
+import type { LeadWorkflowCalls } from './lead-workflow-calls.ts'
 
 /** What every change of a lead is given, explicitly, as its first argument (and the lead service, whole). */
 export interface LeadDeps {
   outbox: WorkflowOutbox
+  /** The client lead-workflow-calls.ts is made over. */
   temporal: Client
   appointments: Pick<AppointmentService, 'create'>
   /** Length of a day (CARE_WORKFLOW_DAY_MS); tests shorten it. */
   dayMs?: number
   policy?: Partial<LeadPolicy>
 }
+
+/** What a change is given: the deps, and the calls into the lead's workflow made over their client. */
+export type LeadChangeDeps = LeadDeps & { workflow: LeadWorkflowCalls }
 
 /**
  * Refuses a move the lifecycle does not allow.
@@ -38,11 +41,6 @@ export function assertMove(from: LeadStatus, to: LeadStatus): void {
   if (refusal) throw invalidStateTransition(refusal)
 }
 
-/** The lead's workflow. */
-const leadWorkflow = (temporal: Client, uow: UnitOfWork, leadId: string) =>
-  temporal.workflow.getHandle(leadQualificationWorkflowId(uow.tenantId, leadId))
-type LeadWorkflow = ReturnType<typeof leadWorkflow>
-
 /**
  * Asks the lead's workflow to accept a move holding no transaction (the reads commit first), then locks the lead
  * again in the unit's next transaction and checks the move against it as it is now. Once that transaction commits,
@@ -51,23 +49,14 @@ type LeadWorkflow = ReturnType<typeof leadWorkflow>
  *   `dependency_unavailable`
  */
 export async function askLeadWorkflowThenRelock<A>(
-  { temporal }: Pick<LeadDeps, 'temporal'>,
+  { workflow }: Pick<LeadChangeDeps, 'workflow'>,
   uow: UnitOfWork,
   leadId: string,
   to: Parameters<typeof assertMove>[1],
-  call: (workflow: LeadWorkflow) => Promise<A>
+  ask: () => Promise<A>
 ) {
-  // The move was just checked against the row: a refusal may only mean the workflow has not yet taken the result
-  // of its own activity that made the row so (askWhileRefused).
-  const answer = await uow.release(() =>
-    callWorkflow(temporal, 'lead qualification', () => askWhileRefused(() => call(leadWorkflow(temporal, uow, leadId))))
-  )
-  uow.afterCommit(async () => {
-    await temporal
-      .withDeadline(Date.now() + 2000, () => leadWorkflow(temporal, uow, leadId).signal(leadChangedSignal))
-      // Ended, or Temporal down: the workflow reads the lead again a minute after the update anyway.
-      .catch(() => undefined)
-  })
+  const answer = await uow.release(ask)
+  workflow.changed(uow, leadId)
   const lead = await lockLead(uow, leadId)
   assertMove(lead.status, to)
   return { answer, lead }

@@ -11,13 +11,15 @@ import { bookLead } from './book-lead.ts'
 import { closeLead } from './close-lead.ts'
 import { createLead } from './create-lead.ts'
 import type { LeadDeps } from './lead-moves.ts'
+import { createLeadWorkflowCalls } from './lead-workflow-calls.ts'
 import type { CreateLead, PatchLead } from './lead-request.ts'
 import { getLead, leadView, listLeads, type LeadListQuery, type LeadRow } from './lead-store.ts'
 import { offerLead, type SlotChoice } from './offer-lead.ts'
 import { patchLead } from './patch-lead.ts'
 
 /** Creates the API side of leads. */
-export function createLeadService(deps: LeadDeps) {
+export function createLeadService(leadDeps: LeadDeps) {
+  const deps = { ...leadDeps, workflow: createLeadWorkflowCalls(leadDeps) }
   const policy = leadPolicyOf(deps.policy)
   const view = (lead: LeadRow) => leadView(lead, policy)
   return {

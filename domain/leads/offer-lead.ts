@@ -4,10 +4,8 @@
  */
 import type { Prisma } from '../../generated/prisma/client.ts'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import { offerLeadUpdate } from '../../common/leads/lead-qualification-contract.ts'
-import { updateIdFor } from '../workflow-runs/workflow-calls.ts'
 import { validationError, type FieldError } from '../errors.ts'
-import { askLeadWorkflowThenRelock, assertMove, type LeadDeps } from './lead-moves.ts'
+import { askLeadWorkflowThenRelock, assertMove, type LeadChangeDeps } from './lead-moves.ts'
 import { lockLead, settleLeadNotifications } from './lead-store.ts'
 import type { LeadMatch } from './lead-workflow-steps.ts'
 
@@ -33,7 +31,7 @@ export const sameInstant = (a: string, b: string) => Date.parse(a) === Date.pars
  *   the matches), `dependency_unavailable`
  */
 export async function offerLead(
-  deps: Pick<LeadDeps, 'temporal'>,
+  deps: Pick<LeadChangeDeps, 'workflow'>,
   uow: UnitOfWork,
   leadId: string,
   slots: SlotChoice[]
@@ -61,8 +59,8 @@ export async function offerLead(
     }
   })
   if (errors.length) throw validationError(errors)
-  const { answer: accepted } = await askLeadWorkflowThenRelock(deps, uow, leadId, 'OFFERED', (workflow) =>
-    workflow.executeUpdate(offerLeadUpdate, { updateId: updateIdFor(uow, offerLeadUpdate) })
+  const { answer: accepted } = await askLeadWorkflowThenRelock(deps, uow, leadId, 'OFFERED', () =>
+    deps.workflow.offer(uow, leadId)
   )
   const updated = await uow.tx.lead.update({
     where: { id: lead.id },

@@ -6,20 +6,8 @@
  */
 import type { Client } from '@temporalio/client'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
-import {
-  PROVIDER_ONBOARDING_KIND,
-  approveOnboardingUpdate,
-  confirmProfileUpdate,
-  providerOnboardingWorkflowId,
-  recordBackgroundCheckUpdate,
-  rejectOnboardingUpdate,
-  retryLicenceVerificationUpdate,
-  submitDocumentsUpdate,
-  type BackgroundCheckResult,
-  type SubmittedDocument,
-} from '../../common/provider-onboarding/provider-onboarding-contract.ts'
+import { PROVIDER_ONBOARDING_KIND } from '../../common/provider-onboarding/provider-onboarding-contract.ts'
 import { listCareNotifications, type NotificationListQuery } from '../care-notifications/care-notifications.ts'
-import { callWorkflow, updateIdFor } from '../workflow-runs/workflow-calls.ts'
 import { notFound } from '../errors.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import {
@@ -31,6 +19,11 @@ import { applyStep, checkStepRequest } from './onboarding-steps.ts'
 import { closeAs } from './onboarding-waits.ts'
 import { onboardingView } from './onboarding-row.ts'
 import { startOnboarding } from './start-onboarding.ts'
+import {
+  createOnboardingWorkflowCalls,
+  type OnboardingAction,
+  type OnboardingWorkflowCalls,
+} from './onboarding-workflow-calls.ts'
 
 export interface OnboardingServiceDeps {
   outbox: WorkflowOutbox
@@ -38,15 +31,6 @@ export interface OnboardingServiceDeps {
   /** Overrides of the reminder and timeout schedule (tests shorten the day). */
   timing?: Partial<OnboardingTiming>
 }
-
-/** A step the API can drive, and its arguments. */
-export type OnboardingAction =
-  | { action: 'confirmProfile' }
-  | { action: 'submitDocuments'; documents: SubmittedDocument[] }
-  | { action: 'retryLicenceVerification' }
-  | { action: 'recordBackgroundCheck'; result: BackgroundCheckResult }
-  | { action: 'approve' }
-  | { action: 'reject'; reason: string }
 
 /** Per action: the step it belongs to, and what it records (in order) once the workflow accepts it. */
 const PLAN: {
@@ -92,7 +76,7 @@ export async function listOnboardingNotifications(uow: UnitOfWork, providerId: s
  *   (profile incomplete, documents missing), `dependency_unavailable`
  */
 export async function askOnboardingStep(
-  deps: Pick<OnboardingServiceDeps, 'temporal'>,
+  workflow: Pick<OnboardingWorkflowCalls, 'step'>,
   uow: UnitOfWork,
   providerId: string,
   request: OnboardingAction,
@@ -103,39 +87,8 @@ export async function askOnboardingStep(
   )(request)
   // Locks the row: concurrent requests for one provider's onboarding go one after the other.
   const { row, licenceVerified } = await checkStepRequest(uow, providerId, ops[0]!, expected, now)
-  const handle = deps.temporal.workflow.getHandle(providerOnboardingWorkflowId(uow.tenantId, providerId, row.attempt))
-  // A retry with the request's Idempotency-Key is answered with the update the workflow already ran (updateIdFor).
-  const named = (update: { name: string }) => ({ updateId: updateIdFor(uow, update) })
-  const accepted = await uow.release(() =>
-    callWorkflow(deps.temporal, 'onboarding', () => {
-      switch (request.action) {
-        case 'confirmProfile':
-          return handle.executeUpdate(confirmProfileUpdate, named(confirmProfileUpdate))
-        case 'submitDocuments':
-          return handle.executeUpdate(submitDocumentsUpdate, {
-            args: [request.documents, licenceVerified],
-            ...named(submitDocumentsUpdate),
-          })
-        case 'retryLicenceVerification':
-          return handle.executeUpdate(retryLicenceVerificationUpdate, {
-            args: [licenceVerified],
-            ...named(retryLicenceVerificationUpdate),
-          })
-        case 'recordBackgroundCheck':
-          return handle.executeUpdate(recordBackgroundCheckUpdate, {
-            args: [request.result],
-            ...named(recordBackgroundCheckUpdate),
-          })
-        case 'approve':
-          return handle.executeUpdate(approveOnboardingUpdate, named(approveOnboardingUpdate))
-        case 'reject':
-          return handle.executeUpdate(rejectOnboardingUpdate, {
-            args: [{ reason: request.reason }],
-            ...named(rejectOnboardingUpdate),
-          })
-      }
-    })
-  )
+  const attempt = { providerId, attempt: row.attempt }
+  const accepted = await uow.release(() => workflow.step(uow, attempt, request, licenceVerified))
   for (const op of ops) await applyStep(uow, { providerId, attempt: row.attempt }, op, accepted.timers, now)
   return onboardingView(uow, providerId)
 }
@@ -145,29 +98,29 @@ export async function askOnboardingStep(
  * @throws AppError `not_found`, `invalid_state_transition`, `dependency_unavailable`
  */
 export async function cancelOnboarding(
-  deps: Pick<OnboardingServiceDeps, 'temporal'>,
+  workflow: Pick<OnboardingWorkflowCalls, 'cancel'>,
   uow: UnitOfWork,
   providerId: string,
   now: Date
 ) {
   const { row } = await checkStepRequest(uow, providerId, { action: 'reject', reason: 'cancelled' }, undefined, now)
-  const handle = deps.temporal.workflow.getHandle(providerOnboardingWorkflowId(uow.tenantId, providerId, row.attempt))
-  await uow.release(() => callWorkflow(deps.temporal, 'onboarding', () => handle.cancel()))
+  await uow.release(() => workflow.cancel(uow, { providerId, attempt: row.attempt }))
   await closeAs(uow, { providerId, attempt: row.attempt }, 'CANCELLED', now)
   return onboardingView(uow, providerId)
 }
 
 /** Creates the API side of provider onboarding. */
 export function createOnboardingService(deps: OnboardingServiceDeps) {
+  const workflow = createOnboardingWorkflowCalls(deps)
   return {
     /** @see startOnboarding */
     start: (uow: UnitOfWork, providerId: string, now: Date) => startOnboarding(deps, uow, providerId, now),
     view: onboardingView,
     /** @see askOnboardingStep */
     act: (uow: UnitOfWork, providerId: string, request: OnboardingAction, now: Date) =>
-      askOnboardingStep(deps, uow, providerId, request, now),
+      askOnboardingStep(workflow, uow, providerId, request, now),
     /** @see cancelOnboarding */
-    cancel: (uow: UnitOfWork, providerId: string, now: Date) => cancelOnboarding(deps, uow, providerId, now),
+    cancel: (uow: UnitOfWork, providerId: string, now: Date) => cancelOnboarding(workflow, uow, providerId, now),
   }
 }
 

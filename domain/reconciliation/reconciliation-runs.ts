@@ -13,7 +13,6 @@
  * clock: past it, 429 `rate_limited` with the seconds until the oldest of them is an hour old.
  */
 import { randomUUID } from 'node:crypto'
-import { WorkflowNotFoundError, type Client } from '@temporalio/client'
 import type { UnitOfWork } from '../../infra/unit-of-work.ts'
 import {
   RECONCILIATION_KIND,
@@ -25,6 +24,8 @@ import {
 import { rateLimited, reconciliationRunInProgress, validationError } from '../errors.ts'
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { eventsUnavailableBefore } from './event-retention.ts'
+import type { Client } from '@temporalio/client'
+import { createReconciliationWorkflowCalls, type ReconciliationWorkflowCalls } from './reconciliation-workflow-calls.ts'
 import { DAY_MS } from '../../common/time/calendar.ts'
 
 /** The longest window one run compares: a month and a day. */
@@ -70,7 +71,7 @@ export async function requestReconciliationRun(
       { path: 'createdFrom', code: 'range_too_long', message: `At most ${MAX_WINDOW_DAYS} days before createdTo.` },
     ])
   }
-  const running = await runInProgress(uow, temporal)
+  const running = await runInProgress(uow, createReconciliationWorkflowCalls({ temporal }))
   if (running) throw reconciliationRunInProgress(running)
   await refuseBeyondHourlyRuns(uow, options.runsPerHour)
   const workflowId = requestedRunWorkflowId(uow.tenantId, randomUUID())
@@ -99,7 +100,10 @@ export async function requestReconciliationRun(
  * The workflow id of the tenant's last requested run while it waits to start (its outbox row) or runs (Temporal says),
  * under the tenant's lock, which this unit then holds until it commits its own run's row.
  */
-async function runInProgress(uow: UnitOfWork, temporal: Client): Promise<string | undefined> {
+async function runInProgress(
+  uow: UnitOfWork,
+  workflow: Pick<ReconciliationWorkflowCalls, 'runStatus'>
+): Promise<string | undefined> {
   const last = async () => {
     await uow.tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`reconciliation-run:${uow.tenantId}`}))`
     return uow.tx.workflowOutbox.findFirst({
@@ -112,7 +116,7 @@ async function runInProgress(uow: UnitOfWork, temporal: Client): Promise<string 
   if (!seen) return undefined
   if (seen.state === 'PENDING') return seen.workflowId
   // Asked holding no transaction; a run requested meanwhile is found by looking again under the lock.
-  const status = await uow.release(() => runStatus(temporal, seen.workflowId))
+  const status = await uow.release(() => workflow.runStatus(seen.workflowId))
   const now = await last()
   if (now && now.workflowId !== seen.workflowId) return now.workflowId
   return status === 'RUNNING' ? seen.workflowId : undefined
@@ -133,14 +137,4 @@ async function refuseBeyondHourlyRuns(uow: UnitOfWork, runsPerHour: number): Pro
     `A tenant may ask for ${runsPerHour} reconciliation runs an hour (each pages the platform's shared Stripe ` +
       'account); the daily run needs no request.'
   )
-}
-
-async function runStatus(temporal: Client, workflowId: string): Promise<string | undefined> {
-  try {
-    return (await temporal.workflow.getHandle(workflowId).describe()).status.name
-  } catch (error) {
-    // Past the namespace's retention: long ended.
-    if (error instanceof WorkflowNotFoundError) return undefined
-    throw error
-  }
 }

@@ -6,7 +6,7 @@
  * is not the configured cron and task queue (a new tenant, or a changed configuration), at start and then every
  * sweep interval. Creating finds an existing schedule and updates it, so any number of API instances may do this.
  */
-import { ScheduleAlreadyRunning, type Client, type ScheduleOptions } from '@temporalio/client'
+import type { Client, ScheduleOptions } from '@temporalio/client'
 import { TypedSearchAttributes } from '@temporalio/common'
 import { startBackgroundLoop } from '../../infra/background-loop.ts'
 import type { Db } from '../../infra/db.ts'
@@ -19,6 +19,7 @@ import {
   type ReconciliationWorkflowInput,
 } from '../../common/reconciliation/reconciliation-contract.ts'
 import { searchAttributeKeys } from '../../common/search-attributes-contract.ts'
+import { createReconciliationWorkflowCalls } from './reconciliation-workflow-calls.ts'
 
 export interface ReconciliationSchedulesDeps {
   db: Db
@@ -30,7 +31,6 @@ export interface ReconciliationSchedulesDeps {
 }
 
 const BATCH = 100
-const CALL_DEADLINE_MS = 5000
 
 /** The schedule of one tenant (ids only in its summary and attributes). */
 export function reconciliationScheduleOptions(tenantId: string, cron: string, taskQueue: string): ScheduleOptions {
@@ -63,30 +63,13 @@ export function reconciliationScheduleOptions(tenantId: string, cron: string, ta
 /** What `synced_spec` records: the schedule changes when either changes. */
 const specOf = (cron: string, taskQueue: string) => `${cron} on ${taskQueue}`
 
-/** Creates the tenant's schedule, or brings an existing one to these options. */
-async function ensureSchedule(temporal: Client, options: ScheduleOptions): Promise<void> {
-  await temporal.withDeadline(Date.now() + CALL_DEADLINE_MS, async () => {
-    try {
-      await temporal.schedule.create(options)
-    } catch (error) {
-      if (!(error instanceof ScheduleAlreadyRunning)) throw error
-      await temporal.schedule.getHandle(options.scheduleId).update((previous) => ({
-        spec: options.spec,
-        action: options.action,
-        policies: options.policies,
-        // An operator may have paused a tenant's schedule in the UI: that stays as they left it.
-        state: previous.state,
-      }))
-    }
-  })
-}
-
 /**
  * Creates or updates the schedules that lag the configuration.
  * @returns how many were synced
  */
 export async function syncReconciliationSchedules(deps: ReconciliationSchedulesDeps): Promise<number> {
-  const { db, temporal, taskQueue, cron, logger } = deps
+  const { db, taskQueue, cron, logger } = deps
+  const workflow = createReconciliationWorkflowCalls(deps)
   const spec = specOf(cron, taskQueue)
   // The platform's own connection: every tenant's rows (the table is under row-level security for tenants).
   const rows = await db.$queryRaw<Array<{ tenantId: string }>>`
@@ -95,7 +78,7 @@ export async function syncReconciliationSchedules(deps: ReconciliationSchedulesD
   let synced = 0
   for (const { tenantId } of rows) {
     try {
-      await ensureSchedule(temporal, reconciliationScheduleOptions(tenantId, cron, taskQueue))
+      await workflow.ensureSchedule(reconciliationScheduleOptions(tenantId, cron, taskQueue))
       await db.reconciliationSchedule.update({ where: { tenantId }, data: { syncedSpec: spec, syncedAt: new Date() } })
       synced++
     } catch (error) {

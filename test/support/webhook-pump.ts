@@ -1,11 +1,11 @@
 /**
  * @module The delivery pump's real dependencies for tests that drive it by hand (`pumpOnce`): the file's database,
- * the platform's webhook settings, a real poster, and the real retry workflow starter on the platform's Temporal.
+ * the platform's webhook settings, a real poster, and the real retry workflow calls on the platform's Temporal.
  */
 import type { Client } from '@temporalio/client'
 import type { PumpDeps } from '../../domain/webhooks/delivery-pump.ts'
 import { createWebhookPoster } from '../../adapters/webhook-http/webhook-poster.ts'
-import { createRetryWorkflowStarter } from '../../domain/webhooks/retry-workflow-starter.ts'
+import { createWebhookWorkflowCalls } from '../../domain/webhooks/webhook-workflow-calls.ts'
 import { webhookSettings } from '../../domain/webhooks/webhook-settings.ts'
 import type { Config } from '../../infra/config.ts'
 import type { Db } from '../../infra/db.ts'
@@ -24,7 +24,7 @@ export function realPumpDeps(db: Db, config: Config, temporal: Client, now: () =
     settings,
     now,
     secrets: createSecretBox(config.SECRETS_ENCRYPTION_KEYS),
-    retries: createRetryWorkflowStarter(temporal, config.TEMPORAL_TASK_QUEUE, settings.retry),
+    retries: createWebhookWorkflowCalls({ temporal, taskQueue: config.TEMPORAL_TASK_QUEUE, retry: settings.retry }),
     logger: createLogger('silent', 'webhook-pump'),
   }
 }

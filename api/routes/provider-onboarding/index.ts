@@ -2,9 +2,9 @@
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import {
   listOnboardingNotifications,
-  type OnboardingAction,
   type OnboardingService,
 } from '../../../domain/provider-onboarding/onboarding-service.ts'
+import type { OnboardingAction } from '../../../domain/provider-onboarding/onboarding-workflow-calls.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import { toCareNotification } from '../../openapi/care-notification-schema.ts'

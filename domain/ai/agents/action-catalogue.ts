@@ -23,7 +23,7 @@ export const ACTION_TYPES = [
 ] as const
 export type ActionType = (typeof ACTION_TYPES)[number]
 
-/** The care workflows an agent may start (domain/children/child-care-workflows.ts, domain/assessments/assessment-reminders.ts). */
+/** The care workflows an agent may start (domain/children/child-care-workflows.ts, domain/assessments/assessment-workflow-calls.ts). */
 export const CARE_WORKFLOW_KINDS = [ASSESSMENT_REMINDER_KIND, CHILD_PROGRESS_KIND, EARLY_INTERVENTION_KIND] as const
 export type CareWorkflowToStart = (typeof CARE_WORKFLOW_KINDS)[number]
 

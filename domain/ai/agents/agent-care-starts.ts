@@ -9,8 +9,8 @@ import type { UnitOfWork } from '../../../infra/unit-of-work.ts'
 import { ASSESSMENT_REMINDER_KIND } from '../../../common/assessments/assessment-reminder-contract.ts'
 import { childProgressWorkflowId } from '../../../common/child-progress/child-progress-contract.ts'
 import { EARLY_INTERVENTION_KIND } from '../../../common/early-intervention/early-intervention-contract.ts'
-import { createAssessmentReminders } from '../../assessments/assessment-reminders.ts'
-import { createEarlyInterventionSync } from '../../early-intervention/ei-workflow-sync.ts'
+import { createAssessmentWorkflowCalls } from '../../assessments/assessment-workflow-calls.ts'
+import { createEarlyInterventionWorkflowCalls } from '../../early-intervention/ei-workflow-calls.ts'
 import { createProgressFollowUps } from '../../child-progress/progress-follow-ups.ts'
 import type { WorkflowOutbox } from '../../workflow-runs/workflow-outbox.ts'
 import type { CareWorkflowToStart } from './action-catalogue.ts'
@@ -44,7 +44,7 @@ export async function startCareWorkflow(
       where: { id: subject.assessmentId, tenantId: uow.tenantId },
     })
     if (!assessment) return { outcome: 'SKIPPED', reason: `Assessment ${subject.assessmentId} not found.` }
-    await createAssessmentReminders(deps).assessmentChanged(uow, assessment)
+    await createAssessmentWorkflowCalls(deps).assessmentChanged(uow, assessment)
     return { outcome: 'STARTED', workflow: kind, recordId: assessment.id }
   }
   if (!subject.childId) return { outcome: 'SKIPPED', reason: 'The event names no child.' }
@@ -60,7 +60,10 @@ export async function startCareWorkflow(
       return { outcome: 'SKIPPED', reason: 'The child is not enrolled in early intervention.' }
     }
     // Re-plans a running check-in, or starts it (the outbox reuses a running workflow).
-    await createEarlyInterventionSync({ ...deps, ...(dayMs !== DAY_MS ? { dayMs } : {}) }).childChanged(uow, child)
+    await createEarlyInterventionWorkflowCalls({ ...deps, ...(dayMs !== DAY_MS ? { dayMs } : {}) }).childChanged(
+      uow,
+      child
+    )
     return { outcome: 'STARTED', workflow: kind, recordId: child.id }
   }
   // Registration starts the follow-up; its outbox row says it was started once (a running workflow is never doubled).

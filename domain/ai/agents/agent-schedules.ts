@@ -5,7 +5,7 @@
  * brings Temporal to each row whose `schedule_synced_version` lags (after the change commits, and from the
  * dispatcher's sweep, so a crash between the commit and the Temporal call is repaired).
  */
-import { ScheduleNotFoundError, type Client, type ScheduleOptions } from '@temporalio/client'
+import type { Client } from '@temporalio/client'
 import { TypedSearchAttributes } from '@temporalio/common'
 import type { Db } from '../../../infra/db.ts'
 import type { Logger } from '../../../infra/logger.ts'
@@ -18,6 +18,7 @@ import {
 } from '../../../common/agents/agent-run-contract.ts'
 import { searchAttributeKeys } from '../../../common/search-attributes-contract.ts'
 import type { AgentTrigger } from './agent-workflow-schema.ts'
+import { createAgentWorkflowCalls, type AgentWorkflowCalls } from './agent-workflow-calls.ts'
 
 export interface AgentSchedulesDeps {
   db: Db
@@ -41,7 +42,11 @@ const isSchedule = (trigger: unknown): trigger is ScheduleTrigger =>
   typeof trigger === 'object' && trigger !== null && (trigger as { type?: unknown }).type === 'schedule'
 
 /** The Temporal schedule for a row (ids only in the summary and attributes). */
-function optionsOf(row: ScheduleRow, trigger: ScheduleTrigger, taskQueue: string): ScheduleOptions {
+function optionsOf(
+  row: ScheduleRow,
+  trigger: ScheduleTrigger,
+  taskQueue: string
+): Parameters<AgentWorkflowCalls['putSchedule']>[0] {
   const input: AgentRunInput = { tenantId: row.tenantId, agentWorkflowId: row.id, trigger: 'SCHEDULE' }
   return {
     scheduleId: agentScheduleId(row.id),
@@ -71,25 +76,11 @@ function optionsOf(row: ScheduleRow, trigger: ScheduleTrigger, taskQueue: string
 
 /** Creates the schedule synchroniser. */
 export function createAgentSchedules({ db, temporal, taskQueue, logger }: AgentSchedulesDeps) {
-  async function remove(id: string): Promise<void> {
-    try {
-      await temporal.schedule.getHandle(agentScheduleId(id)).delete()
-    } catch (error) {
-      if (!(error instanceof ScheduleNotFoundError)) throw error
-    }
-  }
+  const workflow = createAgentWorkflowCalls({ temporal, taskQueue })
 
   async function apply(row: ScheduleRow): Promise<void> {
-    if (row.deletedAt || !isSchedule(row.trigger)) return remove(row.id)
-    const options = optionsOf(row, row.trigger, taskQueue)
-    const handle = temporal.schedule.getHandle(options.scheduleId)
-    const state = { paused: !row.enabled, note: row.enabled ? 'enabled' : 'agent workflow disabled' }
-    try {
-      await handle.update(() => ({ spec: options.spec, action: options.action, policies: options.policies, state }))
-    } catch (error) {
-      if (!(error instanceof ScheduleNotFoundError)) throw error
-      await temporal.schedule.create(options)
-    }
+    if (row.deletedAt || !isSchedule(row.trigger)) return workflow.removeSchedule(agentScheduleId(row.id))
+    return workflow.putSchedule(optionsOf(row, row.trigger, taskQueue))
   }
 
   /**

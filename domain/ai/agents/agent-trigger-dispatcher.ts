@@ -12,23 +12,18 @@
  * Woken by the in-process "events recorded" signal and swept every interval (events the worker recorded, a crash
  * between any two steps, Temporal down). The sweep also syncs lagging Temporal schedules (agent-schedules.ts).
  */
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client'
-import { TypedSearchAttributes, type SearchAttributePair } from '@temporalio/common'
+import type { Client } from '@temporalio/client'
+import type { SearchAttributePair } from '@temporalio/common'
 import type { Db } from '../../../infra/db.ts'
 import { startBackgroundLoop } from '../../../infra/background-loop.ts'
 import type { Logger } from '../../../infra/logger.ts'
-import {
-  AGENT_RUN_KIND,
-  AGENT_RUN_WORKFLOW,
-  eventRunWorkflowId,
-  type AgentRunInput,
-} from '../../../common/agents/agent-run-contract.ts'
+import { AGENT_RUN_KIND, eventRunWorkflowId, type AgentRunInput } from '../../../common/agents/agent-run-contract.ts'
 import { searchAttributeKeys } from '../../../common/search-attributes-contract.ts'
-import { tenantPriority } from '../../../common/tenant-priority.ts'
 import { onEventsRecorded } from '../../events/events-recorded-signal.ts'
 import { newId } from '../../ids.ts'
 import { admitWithinRunQuota, recordQuotaSkips, runQuotaReason } from './agent-quotas.ts'
 import type { AgentSchedules } from './agent-schedules.ts'
+import { createAgentWorkflowCalls, type AgentWorkflowCalls } from './agent-workflow-calls.ts'
 
 export interface AgentTriggerDispatcherDeps {
   db: Db
@@ -45,7 +40,6 @@ const BATCH = 200
 /** How long a wake-up by the events-recorded signal waits for the events committed with it (infra/background-loop.ts). */
 const AGENT_WAKE_COALESCE_MS = 50
 const LEASE_MS = 30_000
-const START_DEADLINE_MS = 5000
 
 interface StartRow {
   id: string
@@ -140,10 +134,7 @@ async function claimUnstarted(db: Db): Promise<StartRow[]> {
 }
 
 /** Starts one run's workflow (once: a started run's id is refused) and records it started. */
-async function startRun(
-  { db, temporal, taskQueue }: Pick<AgentTriggerDispatcherDeps, 'db' | 'temporal' | 'taskQueue'>,
-  row: StartRow
-): Promise<void> {
+async function startRun(db: Db, workflow: AgentWorkflowCalls, row: StartRow): Promise<void> {
   const input: AgentRunInput = {
     tenantId: row.tenantId,
     agentWorkflowId: row.agentWorkflowId,
@@ -159,29 +150,21 @@ async function startRun(
     { key: searchAttributeKeys.EventType, value: row.eventType },
     ...(row.childId ? [{ key: searchAttributeKeys.ChildId, value: row.childId }] : []),
   ]
-  try {
-    await temporal.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-      temporal.workflow.start(AGENT_RUN_WORKFLOW, {
-        workflowId: row.workflowId,
-        taskQueue,
-        args: [input],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: new TypedSearchAttributes(attributes),
-        staticSummary: `Agent run ${row.id} of agent workflow ${row.agentWorkflowId} on ${row.eventType} ${row.eventId}`,
-        staticDetails: `Steps, outputs and refusals: \`GET /v1/agent-runs/${row.id}\``,
-        priority: tenantPriority(row.tenantId),
-      })
-    )
-  } catch (error) {
-    // Started before: the one run of this (workflow, event) exists, which is all this step promises.
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error
-  }
+  // Started before: the one run of this (workflow, event) exists, which is all this step promises.
+  await workflow.startRun({
+    workflowId: row.workflowId,
+    input,
+    attributes,
+    summary: `Agent run ${row.id} of agent workflow ${row.agentWorkflowId} on ${row.eventType} ${row.eventId}`,
+    details: `Steps, outputs and refusals: \`GET /v1/agent-runs/${row.id}\``,
+  })
   await db.agentRun.update({ where: { id: row.id }, data: { workflowStartedAt: new Date() } })
 }
 
 /** Creates the dispatcher. */
 export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
   const { db, logger } = deps
+  const workflow = createAgentWorkflowCalls(deps)
 
   /**
    * Fans out every pending event and starts the unstarted runs: every one when `sweep`, else only if this fan-out made
@@ -201,7 +184,7 @@ export function createAgentTriggerDispatcher(deps: AgentTriggerDispatcherDeps) {
     let started = 0
     while (sweep || created > 0) {
       const rows = await claimUnstarted(db)
-      const results = await Promise.allSettled(rows.map((row) => startRun(deps, row)))
+      const results = await Promise.allSettled(rows.map((row) => startRun(db, workflow, row)))
       for (const [index, result] of results.entries()) {
         if (result.status === 'fulfilled') started++
         else logger.warn({ agentRunId: rows[index]!.id, err: result.reason }, 'agent run start deferred to the sweep')

@@ -15,6 +15,7 @@ import {
   type KnowledgeUsage,
 } from './ai-analytics-rules.ts'
 import { workflowOutcomes, type WorkflowOutcomes } from './workflow-outcomes.ts'
+import { createAnalyticsWorkflowCalls } from './analytics-workflow-calls.ts'
 
 export interface AiAnalyticsQuery {
   from: string
@@ -94,7 +95,9 @@ export async function aiAnalytics(uow: UnitOfWork, temporal: Client, query: AiAn
     (await tx.knowledgeDocument.aggregate({ where: scoped, _sum: { chunkCount: true } }))._sum.chunkCount ?? 0
   const { usage, coverage } = summarizeQueries(rows, assistants, range)
   // The database's figures are read; Temporal's are asked holding no transaction.
-  const workflows = await uow.release(() => workflowOutcomes(temporal, tenantId, range, query.locationId))
+  const workflows = await uow.release(() =>
+    workflowOutcomes(createAnalyticsWorkflowCalls({ temporal }), tenantId, range, query.locationId)
+  )
 
   return {
     range: {

@@ -5,7 +5,6 @@
  * ExecutionStatus` per catalogued kind plus one for the tenant's total (visibility groups by status only), so the
  * cost does not grow with the number of runs.
  */
-import type { Client } from '@temporalio/client'
 import { rethrowIfTransactionHeld } from '../../../infra/network-guard.ts'
 import { AGENT_RUN_KIND } from '../../../common/agents/agent-run-contract.ts'
 import { ASSESSMENT_REMINDER_KIND } from '../../../common/assessments/assessment-reminder-contract.ts'
@@ -18,7 +17,8 @@ import { PROVIDER_ONBOARDING_KIND } from '../../../common/provider-onboarding/pr
 import { SETTLEMENT_KIND } from '../../../common/settlements/settlement-contract.ts'
 import { WEBHOOK_DELIVERY_KIND } from '../../../common/webhooks/webhook-delivery-contract.ts'
 import { dependencyUnavailable } from '../../errors.ts'
-import { otherKinds, toStatusCounts, type StatusCounts, type WorkflowCategory } from './ai-analytics-rules.ts'
+import { otherKinds, type StatusCounts, type WorkflowCategory } from './ai-analytics-rules.ts'
+import type { AnalyticsWorkflowCalls } from './analytics-workflow-calls.ts'
 
 /**
  * The WorkflowKind values the platform starts, with the category each is reported under. `agent-run` is the agent
@@ -57,7 +57,7 @@ const literal = (value: string) => `"${value.replace(/\\/g, '\\\\').replace(/"/g
  * @throws AppError `dependency_unavailable` when Temporal does not answer
  */
 export async function workflowOutcomes(
-  temporal: Client,
+  workflow: AnalyticsWorkflowCalls,
   tenantId: string,
   range: { start: Date; end: Date },
   locationId?: string
@@ -65,8 +65,7 @@ export async function workflowOutcomes(
   const base =
     `TenantId = ${literal(tenantId)} AND StartTime >= ${literal(range.start.toISOString())} AND StartTime < ${literal(range.end.toISOString())}` +
     (locationId ? ` AND LocationId = ${literal(locationId)}` : '')
-  const count = async (extra: string) =>
-    toStatusCounts(await temporal.workflow.count(`${base}${extra} GROUP BY ExecutionStatus`))
+  const count = (extra: string) => workflow.countByStatus(`${base}${extra}`)
   try {
     const [total, ...kinds] = await Promise.all([
       count(''),

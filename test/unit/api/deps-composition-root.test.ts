@@ -48,7 +48,7 @@ async function routerSources(): Promise<Array<{ file: string; source: string }>>
 
 /** Factories of domain services: `createLeadService(`, `createAgentSchedules(`, `childCareWorkflows(`... */
 const SERVICE_FACTORY =
-  /\b(create\w*(Service|Sync|Schedules|Reminders|FollowUps|Runtime|Dispatcher|Outbox)|childCareWorkflows)\(/
+  /\b(create\w*(Service|Sync|Schedules|Reminders|FollowUps|Runtime|Dispatcher|Outbox|WorkflowCalls)|childCareWorkflows)\(/
 
 /** Prisma reached from a handler: the unit of work's transaction, or the client's raw queries. */
 const PRISMA_USE = /\.tx\b|\$queryRaw|\$executeRaw|\bprisma\./

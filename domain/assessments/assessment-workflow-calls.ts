@@ -20,7 +20,7 @@ import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import { isOpen } from './assessment-rules.ts'
 import type { ReminderTiming } from '../../common/assessments/reminder-plan.ts'
 
-export interface AssessmentRemindersDeps {
+export interface AssessmentWorkflowCallsDeps {
   outbox: WorkflowOutbox
   temporal: Client
   logger: Logger
@@ -30,7 +30,7 @@ export interface AssessmentRemindersDeps {
   signalTimeoutMs?: number
 }
 
-export interface AssessmentReminders {
+export interface AssessmentWorkflowCalls {
   /**
    * Called in the unit of work of every change to an assessment (create, due-date change, completion, cancellation).
    * @param assessment - the assessment as it is after the change
@@ -39,7 +39,7 @@ export interface AssessmentReminders {
 }
 
 /** Creates the reminder scheduler over the outbox and the Temporal client. */
-export function createAssessmentReminders(deps: AssessmentRemindersDeps): AssessmentReminders {
+export function createAssessmentWorkflowCalls(deps: AssessmentWorkflowCallsDeps): AssessmentWorkflowCalls {
   const signalTimeoutMs = deps.signalTimeoutMs ?? 3000
 
   async function signal(workflowId: string): Promise<void> {

@@ -26,7 +26,7 @@ import {
 import type { WorkflowOutbox } from '../workflow-runs/workflow-outbox.ts'
 import type { EiPolicy } from '../../common/early-intervention/ei-policy.ts'
 
-export interface EarlyInterventionSyncDeps {
+export interface EarlyInterventionWorkflowCallsDeps {
   outbox: WorkflowOutbox
   temporal: Client
   logger: Logger
@@ -45,13 +45,15 @@ export interface EnrolmentOfChild {
   archivedAt: Date | null
 }
 
-export interface EarlyInterventionSync {
+export interface EarlyInterventionWorkflowCalls {
   /** Called in the unit of work of every change to a child (create, PATCH, archive) or to its 45-day exception. */
   childChanged(uow: UnitOfWork, child: EnrolmentOfChild): Promise<void>
 }
 
 /** Creates the synchroniser over the outbox and the Temporal client. */
-export function createEarlyInterventionSync(deps: EarlyInterventionSyncDeps): EarlyInterventionSync {
+export function createEarlyInterventionWorkflowCalls(
+  deps: EarlyInterventionWorkflowCallsDeps
+): EarlyInterventionWorkflowCalls {
   const signalTimeoutMs = deps.signalTimeoutMs ?? 3000
 
   async function signal(workflowId: string): Promise<void> {
