@@ -24,7 +24,7 @@ import { createTokenLifecycle, type TokenLifecycle } from '../domain/auth/token-
 import { createTokenService, type TokenService } from '../domain/auth/token-service.ts'
 import { childCareWorkflows, type ChildCareWorkflows } from '../domain/children/child-care-workflows.ts'
 import {
-  createEarlyInterventionWorkflowCalls,
+  createEiWorkflowCalls,
   type EarlyInterventionWorkflowCalls,
 } from '../domain/early-intervention/ei-workflow-calls.ts'
 import { createLeadService, type LeadService } from '../domain/leads/lead-service.ts'
@@ -155,12 +155,7 @@ export function composeServices(infra: ServiceInfrastructure): AppServices {
     logger,
     timing: { dayMs: config.ASSESSMENT_REMINDER_DAY_MS },
   })
-  const earlyIntervention = createEarlyInterventionWorkflowCalls({
-    outbox,
-    temporal,
-    logger,
-    ...(dayMs ? { dayMs } : {}),
-  })
+  const earlyIntervention = createEiWorkflowCalls({ outbox, temporal, logger, ...(dayMs ? { dayMs } : {}) })
   const progress = createProgressFollowUps({
     outbox,
     temporal,

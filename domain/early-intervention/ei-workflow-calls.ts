@@ -51,9 +51,7 @@ export interface EarlyInterventionWorkflowCalls {
 }
 
 /** Creates the synchroniser over the outbox and the Temporal client. */
-export function createEarlyInterventionWorkflowCalls(
-  deps: EarlyInterventionWorkflowCallsDeps
-): EarlyInterventionWorkflowCalls {
+export function createEiWorkflowCalls(deps: EarlyInterventionWorkflowCallsDeps): EarlyInterventionWorkflowCalls {
   const signalTimeoutMs = deps.signalTimeoutMs ?? 3000
 
   async function signal(workflowId: string): Promise<void> {

@@ -10,7 +10,7 @@ import { ASSESSMENT_REMINDER_KIND } from '../../../common/assessments/assessment
 import { childProgressWorkflowId } from '../../../common/child-progress/child-progress-contract.ts'
 import { EARLY_INTERVENTION_KIND } from '../../../common/early-intervention/early-intervention-contract.ts'
 import { createAssessmentWorkflowCalls } from '../../assessments/assessment-workflow-calls.ts'
-import { createEarlyInterventionWorkflowCalls } from '../../early-intervention/ei-workflow-calls.ts'
+import { createEiWorkflowCalls } from '../../early-intervention/ei-workflow-calls.ts'
 import { createProgressFollowUps } from '../../child-progress/progress-follow-ups.ts'
 import type { WorkflowOutbox } from '../../workflow-runs/workflow-outbox.ts'
 import type { CareWorkflowToStart } from './action-catalogue.ts'
@@ -60,10 +60,7 @@ export async function startCareWorkflow(
       return { outcome: 'SKIPPED', reason: 'The child is not enrolled in early intervention.' }
     }
     // Re-plans a running check-in, or starts it (the outbox reuses a running workflow).
-    await createEarlyInterventionWorkflowCalls({ ...deps, ...(dayMs !== DAY_MS ? { dayMs } : {}) }).childChanged(
-      uow,
-      child
-    )
+    await createEiWorkflowCalls({ ...deps, ...(dayMs !== DAY_MS ? { dayMs } : {}) }).childChanged(uow, child)
     return { outcome: 'STARTED', workflow: kind, recordId: child.id }
   }
   // Registration starts the follow-up; its outbox row says it was started once (a running workflow is never doubled).
