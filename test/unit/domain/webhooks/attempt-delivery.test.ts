@@ -5,50 +5,30 @@
  * (webhook-queue, webhook-delivery-window, webhook-endpoint-retry).
  */
 import { createHmac } from 'node:crypto'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { attemptDelivery } from '../../../../domain/webhooks/attempt-delivery.ts'
 import type { QueuedDelivery } from '../../../../domain/webhooks/queued-delivery.ts'
 import { createWebhookPoster } from '../../../../adapters/webhook-http/webhook-poster.ts'
 import { createSecretBox, DEVELOPMENT_KEYRING } from '../../../../infra/secret-box.ts'
+import { startWebhookReceiver, type ReceivedDelivery, type WebhookReceiver } from '../../../support/webhook-receiver.ts'
 
 const DAY = 86_400_000
 const retry = { windowMs: DAY, initialIntervalMs: 5_000, maxIntervalMs: 3_600_000 }
 
-interface Hit {
-  path: string
-  headers: IncomingHttpHeaders
-  body: string
-}
-let server: Server
-let base: string
-const hits: Hit[] = []
+let receiver: WebhookReceiver
 
 beforeAll(async () => {
-  server = createServer((request, response) => {
-    const chunks: Buffer[] = []
-    request.on('data', (chunk: Buffer) => chunks.push(chunk))
-    request.on('end', () => {
-      hits.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() })
-      if (request.url === '/ok') response.writeHead(204).end()
-      else if (request.url === '/gone') response.writeHead(410).end()
-      else if (request.url === '/fail') response.writeHead(500).end()
-      else if (request.url === '/busy') response.writeHead(429, { 'Retry-After': '120' }).end()
-      // '/hang': never answers
-    })
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  receiver = await startWebhookReceiver()
+  receiver.respond('/signed', () => ({ status: 204 }))
+  receiver.respond('/gone', () => ({ status: 410 }))
+  receiver.respond('/fail', () => ({ status: 500 }))
+  receiver.respond('/busy', () => ({ status: 429, headers: { 'Retry-After': '120' } }))
+  receiver.respond('/hang', () => 'hang')
 })
 
 afterAll(async () => {
-  server.closeAllConnections()
-  await new Promise((resolve) => server.close(resolve))
-})
-
-beforeEach(() => {
-  hits.length = 0
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+  await receiver?.close()
 })
 
 const SECRET = 'whsec_current'
@@ -80,7 +60,7 @@ function queued(
       data: { appointmentId: 'apt_1' },
     },
     endpoint: {
-      url: `${base}${options.path ?? '/ok'}`,
+      url: receiver.url(options.path ?? '/ok'),
       signingScheme: 'V1',
       secret: secrets.seal(SECRET),
       previousSecret: options.previousSecretExpiresAt ? PREVIOUS : null,
@@ -114,7 +94,7 @@ const attempt = (delivery: QueuedDelivery, strict = false) => {
 const v1 = (secret: string, t: string, body: string) =>
   createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')
 
-const signaturesOf = (hit: Hit) => {
+const signaturesOf = (hit: ReceivedDelivery) => {
   const [t, ...signatures] = String(hit.headers['x-service-signature']).split(',')
   return { t: t!.replace('t=', ''), signatures }
 }
@@ -122,9 +102,12 @@ const signaturesOf = (hit: Hit) => {
 describe('attemptDelivery', () => {
   it('posts the event envelope signed with the endpoint secret, and a 2xx succeeds', async () => {
     const before = Math.floor(Date.now() / 1000)
-    const record = await attempt(queued({ attemptCount: 2, firstAttemptAt: new Date(Date.now() - 60_000) }))
+    const record = await attempt(
+      queued({ path: '/signed', attemptCount: 2, firstAttemptAt: new Date(Date.now() - 60_000) })
+    )
     expect(record).toMatchObject({ number: 3, attempted: true, statusCode: 204, succeeded: true, status: 'SUCCEEDED' })
 
+    const hits = receiver.received('/signed')
     expect(hits).toHaveLength(1)
     const { headers, body } = hits[0]!
     expect(JSON.parse(body)).toEqual({
@@ -141,8 +124,9 @@ describe('attemptDelivery', () => {
   })
 
   it('signs with both secrets while the previous one is in its rotation overlap, and only the current one after', async () => {
-    await attempt(queued({ previousSecretExpiresAt: new Date(Date.now() + 60_000) }))
-    await attempt(queued({ previousSecretExpiresAt: new Date(Date.now() - 1) }))
+    await attempt(queued({ path: '/rotation', previousSecretExpiresAt: new Date(Date.now() + 60_000) }))
+    await attempt(queued({ path: '/rotation', previousSecretExpiresAt: new Date(Date.now() - 1) }))
+    const hits = receiver.received('/rotation')
     const during = signaturesOf(hits[0]!)
     expect(during.signatures).toEqual([
       `v1=${v1(SECRET, during.t, hits[0]!.body)}`,
@@ -185,8 +169,8 @@ describe('attemptDelivery', () => {
   })
 
   it('refuses to connect to a loopback address under the strict network policy, and records why', async () => {
-    const record = await attempt(queued(), true)
-    expect(hits).toHaveLength(0)
+    const record = await attempt(queued({ path: '/strict' }), true)
+    expect(receiver.received('/strict')).toHaveLength(0)
     expect(record).toMatchObject({ status: 'PENDING', statusCode: null, succeeded: false })
     expect(String(record.error)).toMatch(/127\.0\.0\.1/)
   })
@@ -199,16 +183,16 @@ describe('attemptDelivery', () => {
   })
 
   it('does not post to a disabled endpoint, or one whose grantor no longer grants it: the delivery ends at once', async () => {
-    expect(await attempt(queued({ enabled: false }))).toMatchObject({
+    expect(await attempt(queued({ path: '/disabled', enabled: false }))).toMatchObject({
       attempted: false,
       status: 'FAILED',
       lastError: 'endpoint disabled',
     })
-    expect(await attempt(queued({ enabled: false, grantLapsed: true }))).toMatchObject({
+    expect(await attempt(queued({ path: '/disabled', enabled: false, grantLapsed: true }))).toMatchObject({
       attempted: false,
       status: 'FAILED',
       lastError: expect.stringContaining('grant lapsed'),
     })
-    expect(hits).toHaveLength(0)
+    expect(receiver.received('/disabled')).toHaveLength(0)
   })
 })
