@@ -23,6 +23,9 @@ RUN npm run generate
 # The workflow bundle, made once from the code in this image, so a worker starts without bundling it again (the same
 # webpack build a worker would otherwise run at every start; docs/operations.md).
 RUN npm run worker:bundle /app/dist/workflow-bundle.js
+# The centre console (docs/console.md): one script and one stylesheet, content-hashed, in console/dist where the API
+# serves them from (CONSOLE_DIR's default). esbuild comes with the production install (tsx needs it too).
+RUN npm run console:build
 ENV WORKFLOW_BUNDLE_PATH=/app/dist/workflow-bundle.js
 
 # Run unprivileged; the app writes nothing under /app at run time (tsx caches in /tmp).

@@ -31,6 +31,7 @@ const PRODUCTION_FILES = [
   'worker/**/*.ts',
   'workflows/**/*.ts',
   'scripts/**/*.ts',
+  'console/**/*.{ts,tsx}',
 ]
 const TOP_LEVEL_FOLDERS = readdirSync(root, { withFileTypes: true })
   .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules')
@@ -217,6 +218,12 @@ export default defineConfig([
     // Plain JavaScript (this file, two .mjs scripts) is in no tsconfig: lint it without type information.
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     extends: [tseslint.configs.disableTypeChecked],
+  },
+
+  {
+    // The console runs in browsers only (docs/console.md).
+    files: ['console/src/**'],
+    languageOptions: { globals: { ...globals.browser } },
   },
 
   {

@@ -69,6 +69,7 @@ import { createResponseSealer } from '../infra/response-sealer.ts'
 import { payoutRoutes } from './routes/payouts/index.ts'
 import { reconciliationRoutes } from './routes/reconciliation/index.ts'
 import { referenceRoutes } from './routes/reference/index.ts'
+import { consoleRoutes } from './routes/console/index.ts'
 import { eventRoutes } from './routes/events/index.ts'
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/index.ts'
 import { therapistRoutes } from './routes/therapists/index.ts'
@@ -134,7 +135,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', stage('rate-limit', rateLimit(deps)))
   app.use('*', requestBodyLimit(deps.config.REQUEST_BODY_LIMIT_BYTES, knowledgeUploadLimits(deps.config)))
 
-  mount(app, [healthRoutes(), wellKnownRoutes(deps), oauthRoutes(deps), errorCodeRoutes(deps)])
+  mount(app, [healthRoutes(), wellKnownRoutes(deps), oauthRoutes(deps), errorCodeRoutes(deps), consoleRoutes(deps)])
   // Signed by the payment processor, not authenticated by us (docs/payments.md).
   mount(app, [processorWebhookRoutes(deps)])
   // The Temporal codec server for operators (docs/payload-encryption.md); its own credential, not the API's.

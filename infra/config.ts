@@ -9,6 +9,7 @@ import { AI_CONFIG_SHAPE } from './ai-config.ts'
 import { METRICS_CONFIG_SHAPE } from './metrics/metrics-config.ts'
 import { PAYMENT_CONFIG_SHAPE } from './payment-config.ts'
 import { WEBHOOK_CONFIG_SHAPE } from './webhook-config.ts'
+import { CONSOLE_CONFIG_SHAPE } from './console-config.ts'
 import { DEVELOPMENT_KEYRING } from './secret-box.ts'
 import { DAY_MS } from '../common/time/calendar.ts'
 
@@ -223,6 +224,7 @@ const ConfigSchema = z
     /** Allow issuers on loopback, private, CGNAT, link-local and ULA addresses (never cloud metadata addresses). */
     SSO_ALLOW_PRIVATE_NETWORKS: z.stringbool().optional(),
     ...WEBHOOK_CONFIG_SHAPE,
+    ...CONSOLE_CONFIG_SHAPE,
     /**
      * The worker's CPU priority as a nice value (0 normal, 19 lowest). `npm start` runs its worker at 10, so that on
      * one machine requests come before webhook deliveries and workflow tasks (infra/process-priority.ts).

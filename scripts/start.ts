@@ -22,6 +22,7 @@ import type { DemoCredentials } from './seed-demo.ts'
 import { untilAnswering } from './start/api-answering.ts'
 import { leaveTsxCli, startLaunchedAt } from './start/own-process.ts'
 import { obtainSentenceModel, type SentenceModelOutcome } from './start/sentence-model.ts'
+import { DEVELOPMENT_CLIENT_ID, listenConsoleSignIn, serveConsoleSignIn } from './start/console-sign-in.ts'
 import { supervise } from './start/supervise.ts'
 import { COMPILE_CACHE, typeScriptLoader } from './start/worker-process.ts'
 import type { TemporalHandle } from './temporal/dev-server.ts'
@@ -102,6 +103,12 @@ const supervisor = supervise(
 // The sentence model (docs/ai.md) is obtained beside the rest, once per machine; without it the platform answers on the
 // lexical embeddings and says so.
 const sentenceModel = obtainSentenceModel()
+// The console (docs/console.md): built into console/dist (under a second), and its development sign-in, an OpenID
+// Connect provider on 127.0.0.1 whose one account is the demo tenant's owner.
+const consoleBuilt = import('./console/build-console.ts').then(({ buildConsole }) =>
+  buildConsole(join(ROOT, 'console', 'dist'))
+)
+const signInReady = listenConsoleSignIn(Number(process.env.CONSOLE_SIGN_IN_PORT ?? port + 1))
 // The database and Temporal do not need each other: they start side by side (Temporal's dev server is a process of its
 // own), and the demo tenant is seeded as soon as the database is there. Their modules (PGlite, Temporal's client, Prisma)
 // are loaded here, after the children have been started.
@@ -118,10 +125,11 @@ const temporalReady = import('./temporal/dev-server.ts').then(({ ensureTemporal 
 )
 // The children need the database, Temporal and the model's directory; the demo tenant is seeded meanwhile (its
 // credentials end the summary).
-const ready: Promise<[LocalDatabase, TemporalHandle, SentenceModelOutcome]> = Promise.all([
+const ready: Promise<[LocalDatabase, TemporalHandle, SentenceModelOutcome, unknown]> = Promise.all([
   databaseReady,
   temporalReady,
   sentenceModel,
+  consoleBuilt,
 ])
 const demoReady = databaseReady.then((database) => seedDemoTenant(database.url))
 
@@ -153,6 +161,10 @@ function shutdown(code: number): Promise<void> {
   stopped.abort()
   stopping ??= (async () => {
     await supervisor.stop()
+    await signInReady.then(
+      (identity) => identity.close(),
+      () => undefined
+    )
     // What did start is stopped (once it has started); what failed to has nothing to stop.
     await temporalReady.then(
       (temporal) => temporal.stop(),
@@ -202,6 +214,7 @@ function couldNotStart(error: unknown): Promise<never> {
 }
 void demoReady.catch(couldNotStart)
 const [database, temporal, knowledge] = await ready.catch(couldNotStart)
+const identity = await signInReady.catch(couldNotStart)
 // Loaded with the database (the demo's seed has loaded Prisma by now), not before the children start.
 const { databaseLoginsEnv } = await import('../infra/db.ts')
 releaseChildren({
@@ -209,6 +222,8 @@ releaseChildren({
   ...databaseLoginsEnv(database.logins),
   TEMPORAL_ADDRESS: temporal.address,
   TEMPORAL_NAMESPACE: temporal.namespace,
+  CONSOLE_IDENTITY_ORIGINS: process.env.CONSOLE_IDENTITY_ORIGINS ?? identity.issuer,
+  ...(temporal.uiUrl ? { TEMPORAL_UI_URL: `${temporal.uiUrl}/namespaces/${temporal.namespace}` } : {}),
   // One embedded PGlite serves every connection in turn; a small pool per process is plenty.
   DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? (database.started || !process.env.DATABASE_URL ? '4' : '10'),
 })
@@ -222,7 +237,10 @@ const answered = await untilAnswering(health, { timeoutMs: SUMMARY_WAIT_MS, sign
 if (!stopped.signal.aborted) printSummary(answered)
 // The demo tenant is usually seeded by now; its lines end the summary once it is.
 const demo = await demoReady.catch(couldNotStart)
-if (demo && !stopped.signal.aborted) printDemo(demo)
+if (demo && !stopped.signal.aborted) {
+  await serveConsoleSignIn(identity, `${base}/console/`, database.url, demo.tenantId).catch(couldNotStart)
+  printDemo(demo)
+}
 if (!answered && !stopped.signal.aborted) {
   void untilAnswering(health, { timeoutMs: Infinity, signal: stopped.signal }).then(
     (late) => late && log(`API answering now, ${secondsSinceStart()} s after the start (${base})`)
@@ -259,4 +277,6 @@ function printDemo(demo: DemoCredentials): void {
     `    -d '{"grant_type":"client_credentials","client_id":"${demo.client_id}","client_secret":"${demo.client_secret}","scope":"children providers bookings"}'`
   )
   log(`  demo provider ${demo.providerId}, demo child ${demo.childId}`)
+  const link = new URLSearchParams({ issuer: identity.issuer, client_id: DEVELOPMENT_CLIENT_ID })
+  log(`Console:      ${base}/console/?${link}  (development sign-in as the demo tenant's owner)`)
 }

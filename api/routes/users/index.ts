@@ -1,4 +1,4 @@
-/** @module /v1/users and /v1/sso-connections: thin handlers over the platform-user service. */
+/** @module /v1/users, /v1/sso-connections and /v1/me: thin handlers over the platform-user service. */
 import { OpenAPIHono, type z } from '@hono/zod-openapi'
 import type { PlatformRole } from '../../../generated/prisma/enums.ts'
 import { ssoSettings } from '../../../domain/auth/sso-settings.ts'
@@ -10,6 +10,8 @@ import {
 } from '../../../domain/users/platform-user-service.ts'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
+import { describeCaller } from '../../../domain/users/current-caller.ts'
+import { getCurrentCallerRoute } from './me.routes.ts'
 import {
   createSsoConnectionRoute,
   listSsoConnectionsRoute,
@@ -66,4 +68,5 @@ export function userRoutes({ config, clock, outbound }: Pick<AppDeps, 'config' |
         200
       )
     )
+    .openapi(getCurrentCallerRoute, async (c) => c.json(await describeCaller(c.var.uow, c.var.principal), 200))
 }

@@ -3,7 +3,13 @@
  * is used, so the same hooks run in React Native.
  */
 export { TherapyCareProvider, useTherapyCare, type TherapyCareProviderProps } from './provider.ts'
-export { therapyCareKeys, type AppointmentFilters, type AvailabilityQuery, type TherapyCareKeys } from './query-keys.ts'
+export {
+  therapyCareKeys,
+  type AppointmentFilters,
+  type AvailabilityQuery,
+  type KnowledgeDocumentFilter,
+  type TherapyCareKeys,
+} from './query-keys.ts'
 export { useAppointment, useAppointmentPages } from './use-appointments.ts'
 export { useAvailability } from './use-availability.ts'
 export {
@@ -13,3 +19,42 @@ export {
   type BookingRequest,
 } from './use-book-appointment.ts'
 export { REACT_SDK_VERSION } from './version.ts'
+export { scopeAllows, useCaller } from './use-caller.ts'
+export {
+  useWebhookDeliveries,
+  useWebhookEndpointActions,
+  useWebhookEndpoints,
+  type WebhookEndpointInput,
+} from './use-webhooks.ts'
+export {
+  isRunUnfinished,
+  useAgentRuns,
+  useAgentWorkflowActions,
+  useAgentWorkflows,
+  useAgentWorkflowTemplates,
+  type AgentRunSummary,
+  type AgentWorkflowInput,
+  type AgentWorkflowPatch,
+} from './use-agent-workflows.ts'
+export {
+  useAskKnowledge,
+  useAssistants,
+  useKnowledgeActions,
+  useKnowledgeDocuments,
+  useUnansweredQuestions,
+  type AssistantInput,
+  type KnowledgeQuestion,
+  type KnowledgeUploadInput,
+  type KnowledgeUploadResult,
+  type UploadRequest,
+  type UploadResponse,
+  type UploadTransport,
+} from './use-knowledge.ts'
+export {
+  useApiKeys,
+  useSsoConnections,
+  useTeamActions,
+  useTeamUsers,
+  type ApiKeyInput,
+  type PlatformRole,
+} from './use-team.ts'

@@ -8,6 +8,8 @@ import type { QueryParams } from '@therapy-care/sdk'
 export type AppointmentFilters = Omit<NonNullable<QueryParams<'/v1/appointments', 'GET'>>, 'cursor'>
 /** The query of `GET /v1/availability`. */
 export type AvailabilityQuery = NonNullable<QueryParams<'/v1/availability', 'GET'>>
+/** The filters of `GET /v1/knowledge/documents` (without the cursor). */
+export type KnowledgeDocumentFilter = Omit<NonNullable<QueryParams<'/v1/knowledge/documents', 'GET'>>, 'cursor'>
 
 export function therapyCareKeys(scope: string) {
   const all = ['therapy-care', scope] as const
@@ -20,6 +22,24 @@ export function therapyCareKeys(scope: string) {
     availability: (query: AvailabilityQuery | null) => [...all, 'availability', query] as const,
     /** The mutation key of bookings, to follow pending ones with `useMutationState`. */
     booking: [...all, 'book-appointment'] as const,
+    /** GET /v1/me: who the credentials belong to. */
+    caller: [...all, 'me'] as const,
+    webhookEndpoints: [...all, 'webhook-endpoints'] as const,
+    webhookDeliveries: (endpointId: string | null) => [...all, 'webhook-endpoints', endpointId, 'deliveries'] as const,
+    /** Every workflow list and, under it, every workflow's runs: a change to a workflow refreshes both. */
+    agentWorkflows: [...all, 'agent-workflows'] as const,
+    agentRuns: (workflowId: string | null) => [...all, 'agent-workflows', workflowId, 'runs'] as const,
+    agentWorkflowTemplates: [...all, 'agent-workflow-templates'] as const,
+    assistants: [...all, 'assistants'] as const,
+    /** Every document list, whatever its filter. */
+    knowledgeDocuments: [...all, 'knowledge-documents'] as const,
+    knowledgeDocumentList: (filter: KnowledgeDocumentFilter = {}) => [...all, 'knowledge-documents', filter] as const,
+    // Not under `assistants`: creating an assistant need not fetch every report again.
+    unansweredReports: [...all, 'unanswered-questions'] as const,
+    unansweredQuestions: (assistantId: string | null) => [...all, 'unanswered-questions', assistantId] as const,
+    teamUsers: [...all, 'users'] as const,
+    apiKeys: [...all, 'api-keys'] as const,
+    ssoConnections: [...all, 'sso-connections'] as const,
   }
 }
 

@@ -1430,6 +1430,26 @@ export interface paths {
         patch: operations["patchUsersById"];
         trace?: never;
     };
+    "/v1/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who the caller is
+         * @description The caller’s own principal: its kind, tenant, scopes (or an API key’s permissions) and, for a platform user signed in through SSO, their own user record with its role. Any credential of the tenant may ask (every scope opens it); it tells the caller nothing about anyone else. The console reads it to hide what a role may not do — the API refuses those calls either way.
+         */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v0/children/{id}": {
         parameters: {
             query?: never;
@@ -5959,6 +5979,28 @@ export interface components {
             disabled?: boolean;
             /** @description Links the user to a provider of the tenant (400 `validation_error`, `providerId` `not_found`, for any other id), whose session notes the user then signs; null removes the link */
             providerId?: string | null;
+        };
+        CurrentCaller: {
+            /** @enum {string} */
+            kind: "client" | "api_key" | "user";
+            tenantId: string;
+            /** @description The id the audit trail knows the caller by */
+            actorId: string;
+            /** @description What an OAuth client's token or a platform user's role grants; empty for an API key */
+            scopes: string[];
+            /** @description An API key's resource × method permissions; empty for the others */
+            permissions: {
+                resource: string;
+                methods: ("GET" | "POST" | "PUT" | "PATCH" | "DELETE")[];
+            }[];
+            /** @description The signed-in platform user (SSO); null for a client or a key */
+            user: {
+                id: string;
+                email: string;
+                name: string | null;
+                /** @enum {string} */
+                role: "OWNER" | "ADMIN" | "CLINICIAN" | "FRONT_DESK" | "BILLING" | "READ_ONLY";
+            } | null;
         };
         PaymentPage: {
             data: components["schemas"]["Payment"][];
@@ -33196,6 +33238,144 @@ export interface operations {
                     "X-RateLimit-Reset"?: number;
                     /** @description `true` when this is the stored response to an earlier request with the same `Idempotency-Key` */
                     "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller */
+            200: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CurrentCaller"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (`invalid_token`, `sso_connection_ambiguous`) */
+            401: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller may not do this: the token lacks the scope, or a rule of the resource refuses the caller (`insufficient_scope`, `forbidden`, `not_session_provider`) */
+            403: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Rate limit exceeded (`rate_limited`) */
+            429: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    /** @description Seconds until the window ends and requests are accepted again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request line and headers together too large (over 16 KiB), refused by the HTTP server */
+            431: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["RequestHeadProblem"];
+                };
+            };
+            /** @description Internal error; writes are safe to retry with the same Idempotency-Key (`internal_error`) */
+            500: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency is unavailable (`dependency_unavailable`) */
+            503: {
+                headers: {
+                    /** @description The request id, generated or taken from a well-formed X-Request-Id request header */
+                    "X-Request-Id"?: string;
+                    /** @description The API version that answered (semantic versioning, CHANGELOG.md); the same as `info.version` */
+                    "X-Api-Version"?: string;
+                    /** @description Requests allowed per 60-second window to the caller: its API client, or its address when unauthenticated */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix epoch seconds at which the current window ends */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

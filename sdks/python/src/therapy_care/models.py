@@ -2583,6 +2583,48 @@ class PlatformUserPatch(BaseModel):
     ] = None
 
 
+class Permission(BaseModel):
+    resource: str
+    methods: list[Literal['GET', 'POST', 'PUT', 'PATCH', 'DELETE']]
+
+
+class User(BaseModel):
+    """
+    The signed-in platform user (SSO); null for a client or a key
+    """
+
+    id: str
+    email: str
+    name: str | None
+    role: Literal['OWNER', 'ADMIN', 'CLINICIAN', 'FRONT_DESK', 'BILLING', 'READ_ONLY']
+
+
+class CurrentCaller(BaseModel):
+    kind: Literal['client', 'api_key', 'user']
+    tenantId: str
+    actorId: Annotated[
+        str, Field(description='The id the audit trail knows the caller by')
+    ]
+    scopes: Annotated[
+        list[str],
+        Field(
+            description="What an OAuth client's token or a platform user's role grants; empty for an API key"
+        ),
+    ]
+    permissions: Annotated[
+        list[Permission],
+        Field(
+            description="An API key's resource × method permissions; empty for the others"
+        ),
+    ]
+    user: Annotated[
+        User | None,
+        Field(
+            description='The signed-in platform user (SSO); null for a client or a key'
+        ),
+    ]
+
+
 class SettledMoney(BaseModel):
     """
     What the online processor's balance moved for it in the currency the balance keeps, from its balance transactions, when that is not the payment's: the books' `clearing` holds these amounts (issue 58). Null when the balance keeps the payment's own currency, or the processor has not said yet.
