@@ -21,7 +21,8 @@ const startedBy = (run: AgentRunSummary) =>
   run.trigger.type === 'SCHEDULE' ? 'Schedule' : `Event ${run.trigger.eventType ?? run.trigger.eventId ?? ''}`
 
 export function AgentRuns({ workflowId, name }: { workflowId: string; name: string }) {
-  const runs = useAgentRuns(workflowId)
+  // Every 3 s while a run is unfinished; every 10 s otherwise, so a run its trigger starts shows up unasked.
+  const runs = useAgentRuns(workflowId, 3000, 10_000)
   const unfinished = runs.data?.data.filter(isRunUnfinished).length ?? 0
   return (
     <section aria-labelledby="runs-heading">

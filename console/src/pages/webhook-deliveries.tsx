@@ -11,7 +11,8 @@ import { when } from '../parts/format.ts'
 const STATUS_WORDS = { PENDING: 'Being delivered', SUCCEEDED: 'Delivered', FAILED: 'Failed' } as const
 
 export function WebhookDeliveries({ endpointId, url }: { endpointId: string; url: string }) {
-  const deliveries = useWebhookDeliveries(endpointId, 2000)
+  // Every 2 s while a delivery is retried; every 10 s otherwise, so a new event's delivery shows up unasked.
+  const deliveries = useWebhookDeliveries(endpointId, 2000, 10_000)
   const { redeliver } = useWebhookEndpointActions()
   const canChange = useCan('webhooks')
   return (

@@ -42,8 +42,9 @@ export function useAgentWorkflowTemplates() {
 /**
  * A workflow's latest runs, newest first; idle while `workflowId` is undefined.
  * @param refetchInterval - milliseconds between refreshes while a run is pending or running (0: never)
+ * @param idleRefetchInterval - milliseconds between refreshes otherwise, to see new runs appear (0: never)
  */
-export function useAgentRuns(workflowId: string | undefined, refetchInterval = 3000) {
+export function useAgentRuns(workflowId: string | undefined, refetchInterval = 3000, idleRefetchInterval = 0) {
   const { client, keys } = useTherapyCare()
   return useQuery({
     queryKey: keys.agentRuns(workflowId ?? null),
@@ -56,7 +57,7 @@ export function useAgentRuns(workflowId: string | undefined, refetchInterval = 3
           })
       : skipToken,
     refetchInterval: (query) =>
-      refetchInterval > 0 && query.state.data?.data.some(isRunUnfinished) ? refetchInterval : false,
+      (query.state.data?.data.some(isRunUnfinished) ? refetchInterval : idleRefetchInterval) || false,
   })
 }
 

@@ -21,8 +21,9 @@ export function useWebhookEndpoints() {
 /**
  * An endpoint's deliveries, newest first, each with its attempts; idle while `endpointId` is undefined.
  * @param refetchInterval - milliseconds between refreshes while a delivery is still being retried (0: never)
+ * @param idleRefetchInterval - milliseconds between refreshes otherwise, to see new deliveries appear (0: never)
  */
-export function useWebhookDeliveries(endpointId: string | undefined, refetchInterval = 0) {
+export function useWebhookDeliveries(endpointId: string | undefined, refetchInterval = 0, idleRefetchInterval = 0) {
   const { client, keys } = useTherapyCare()
   return useQuery({
     queryKey: keys.webhookDeliveries(endpointId ?? null),
@@ -35,7 +36,7 @@ export function useWebhookDeliveries(endpointId: string | undefined, refetchInte
           })
       : skipToken,
     refetchInterval: (query) =>
-      refetchInterval > 0 && query.state.data?.data.some((d) => d.status === 'PENDING') ? refetchInterval : false,
+      (query.state.data?.data.some((d) => d.status === 'PENDING') ? refetchInterval : idleRefetchInterval) || false,
   })
 }
 
