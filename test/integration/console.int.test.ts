@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createApp } from '../../api/app.ts'
 import { ALL_SCOPES } from '../../domain/auth/scopes.ts'
 import { buildConsole } from '../../scripts/console/build-console.ts'
 import { listenIdentityProvider, type DevelopmentIdentityProvider } from '../../scripts/console/identity-provider.ts'
@@ -125,6 +126,12 @@ describe('the console', () => {
     // Only the build's files: anything else under assets is a 404 problem, never a read of the disk.
     const other = await fetch(`${platform.api.url}/console/assets/..%2Fmanifest.json`)
     expect(other.status).toBe(404)
+    // The console adds these routes and no other outside /v1: its page and its files. Its one /v1 route (GET /v1/me)
+    // is held to every /v1 route's guarantees by route-guarantees.int.test.ts.
+    const consoleRoutes = createApp(platform.api.deps)
+      .routes.filter((r) => r.path.startsWith('/console') && r.method !== 'ALL')
+      .map((r) => `${r.method} ${r.path}`)
+    expect(consoleRoutes.sort()).toEqual(['GET /console', 'GET /console/', 'GET /console/assets/:file'])
   })
 
   it('tells any caller who it is (GET /v1/me), a client with its scopes and no user', async () => {
@@ -175,6 +182,13 @@ describe('the console', () => {
         .getByText('Delivered', { exact: true })
         .waitFor({ timeout: 30_000 })
       expect(receiver.received('/billing').length).toBeGreaterThanOrEqual(2)
+      // Every change was made as the signed-in user: the audit trail names them, not a client of the console's.
+      const audit = await platform.http.get('/v1/audit-events?method=POST&limit=100', { token: admin })
+      const writes = (audit.body.data as Array<{ actorType: string; route: string }>).filter((e) =>
+        e.route.startsWith('/v1/webhook-endpoints')
+      )
+      expect(writes.length).toBeGreaterThanOrEqual(3) // the refused and the created endpoint, the test event, the redelivery
+      expect(new Set(writes.map((e) => e.actorType))).toEqual(new Set(['user']))
       await goTo(page, 'Team')
       await page.getByRole('cell', { name: 'owner@centre.test' }).waitFor()
       await expectAccessible(view, 'Team', 'team')
@@ -291,6 +305,19 @@ describe('the console', () => {
         if (bearer && request.url().includes('/v1/')) token = bearer[1]!
       })
       const page = await signIn(view, 'viewer')
+      // Keyboard only: the first Tab reaches the skip link, the navigation follows, Enter opens a page and puts the
+      // focus on its heading.
+      await page.keyboard.press('Tab')
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content')
+      let tabs = 0
+      while ((await page.evaluate(() => document.activeElement?.textContent)) !== 'Knowledge' && tabs++ < 10) {
+        await page.keyboard.press('Tab')
+      }
+      await page.keyboard.press('Enter')
+      await page.getByRole('heading', { level: 1, name: 'Knowledge' }).waitFor()
+      expect(await page.evaluate(() => document.activeElement?.outerHTML)).toMatch(/^<h1[^>]*>Knowledge<\/h1>$/)
+      // A phone's width (and so 200% zoom of a laptop's) needs no sideways scrolling.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
       await goTo(page, 'Agents')
       await expectAccessible(view, 'Agents at a phone’s width, read-only', 'agents-read-only-phone')
       expect(await page.getByRole('button', { name: /create|new|enable|disable|delete|edit/i }).count()).toBe(0)
