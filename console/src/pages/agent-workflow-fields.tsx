@@ -30,13 +30,6 @@ export const BLANK = {
 }
 export type Draft = typeof BLANK
 
-/** Every field error at `path` or below it (`actions` gathers `actions.0.url`), in one sentence. */
-export const errorAt = (errors: Record<string, string>, path: string) =>
-  Object.entries(errors)
-    .filter(([p]) => p === path || p.startsWith(`${path}.`))
-    .map(([p, message]) => (p === path ? message : `${p.slice(path.length + 1)}: ${message}`))
-    .join(' ') || undefined
-
 export type TextKey = Exclude<keyof Draft, 'enabled' | 'tools'>
 
 /** How each field of the draft is shown: its label, the API's path for its errors, a hint, a textarea's rows. */

@@ -5,17 +5,8 @@
 import { useAgentWorkflowActions, useAgentWorkflowTemplates, type AgentWorkflowInput } from '@therapy-care/react'
 import type { Schema } from '@therapy-care/sdk'
 import { useState, type FormEvent } from 'react'
-import { fieldErrors, ProblemMessage } from '../parts/problem.tsx'
-import {
-  BLANK,
-  errorAt,
-  Field,
-  FIELDS,
-  ToolChoices,
-  type Draft,
-  type TextKey,
-  type Tool,
-} from './agent-workflow-fields.tsx'
+import { errorAt, fieldErrors, ProblemMessage } from '../parts/problem.tsx'
+import { BLANK, Field, FIELDS, ToolChoices, type Draft, type TextKey, type Tool } from './agent-workflow-fields.tsx'
 
 type Workflow = Schema<'AgentWorkflow'>
 type Trigger = Schema<'AgentTrigger'>

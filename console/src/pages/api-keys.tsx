@@ -8,6 +8,7 @@ import type { Schema } from '@therapy-care/sdk'
 import { useState, type FormEvent } from 'react'
 import { when } from '../parts/format.ts'
 import { fieldErrors, ProblemMessage } from '../parts/problem.tsx'
+import { TextField } from '../parts/text-field.tsx'
 import { useSession } from '../parts/session.tsx'
 
 type Permission = Schema<'ApiKeyPermission'>
@@ -142,22 +143,15 @@ function NewKeyForm({ onSecret }: { onSecret: (secret: string) => void }) {
     <form onSubmit={submit} aria-labelledby="new-key-heading" noValidate>
       <h3 id="new-key-heading">New API key</h3>
       <ProblemMessage error={createApiKey.error} />
-      <label htmlFor="key-name">Name</label>
-      <input
-        id="key-name"
-        value={name}
-        onChange={(e) => setName(e.target.value)}
-        aria-invalid={errors.name ? true : undefined}
-        aria-describedby={errors.name ? 'key-name-error' : undefined}
+      <TextField id="key-name" label="Name" value={name} onChange={setName} error={errors.name} />
+      <TextField
+        id="key-expires"
+        type="datetime-local"
+        label="Expires (optional; without it, the longest the platform allows)"
+        value={expiresAt}
+        onChange={setExpiresAt}
+        error={errors.expiresAt}
       />
-      {errors.name && (
-        <p id="key-name-error" className="field-error">
-          {errors.name}
-        </p>
-      )}
-      <label htmlFor="key-expires">Expires (optional; without it, the longest the platform allows)</label>
-      <input id="key-expires" type="datetime-local" value={expiresAt} onChange={(e) => setExpiresAt(e.target.value)} />
-      {errors.expiresAt && <p className="field-error">{errors.expiresAt}</p>}
       <PermissionGrid allowed={allowed} granted={granted} onToggle={toggle} error={permissionsError} />
       <button type="submit" disabled={createApiKey.isPending}>
         {createApiKey.isPending ? 'Creating…' : 'Create key'}

@@ -6,7 +6,8 @@ import { useAssistants, useKnowledgeActions, useKnowledgeDocuments } from '@ther
 import type { Schema } from '@therapy-care/sdk'
 import { useState, type FormEvent } from 'react'
 import { bytes, when } from '../parts/format.ts'
-import { fieldErrors, ProblemMessage } from '../parts/problem.tsx'
+import { errorAt, fieldErrors, ProblemMessage } from '../parts/problem.tsx'
+import { TextField } from '../parts/text-field.tsx'
 import { useCan } from '../parts/session.tsx'
 import { KnowledgeQuestion } from './knowledge-question.tsx'
 import { KnowledgeUpload } from './knowledge-upload.tsx'
@@ -41,35 +42,19 @@ function NewAssistantForm() {
     <form onSubmit={submit} aria-labelledby="new-assistant-heading" noValidate>
       <h2 id="new-assistant-heading">New assistant</h2>
       <ProblemMessage error={createAssistant.error} />
-      <label htmlFor="assistant-name">Name</label>
-      <input
-        id="assistant-name"
-        value={name}
-        onChange={(e) => setName(e.target.value)}
-        aria-invalid={errors.name ? true : undefined}
-        aria-describedby={errors.name ? 'assistant-name-error' : undefined}
-      />
-      {errors.name && (
-        <p id="assistant-name-error" className="field-error">
-          {errors.name}
-        </p>
-      )}
-      <label htmlFor="assistant-scope">What it may see</label>
-      <input
+      <TextField id="assistant-name" label="Name" value={name} onChange={setName} error={errors.name} />
+      <TextField
         id="assistant-scope"
+        label="What it may see"
         value={scope}
-        onChange={(e) => setScope(e.target.value)}
-        aria-invalid={errors.scope ? true : undefined}
-        aria-describedby={errors.scope ? 'assistant-scope-hint assistant-scope-error' : 'assistant-scope-hint'}
+        onChange={setScope}
+        error={errors.scope}
+        hint={
+          <>
+            <code>tenant</code> for every location, or <code>location:</code> and a location’s id for one.
+          </>
+        }
       />
-      <p id="assistant-scope-hint" className="quiet">
-        <code>tenant</code> for every location, or <code>location:</code> and a location’s id for one.
-      </p>
-      {errors.scope && (
-        <p id="assistant-scope-error" className="field-error">
-          {errors.scope}
-        </p>
-      )}
       <fieldset>
         <legend>Tools it may use (knowledge answers from its documents)</legend>
         {TOOLS.map((tool) => (
@@ -83,11 +68,15 @@ function NewAssistantForm() {
             <label htmlFor={`assistant-tool-${tool}`}>{tool}</label>
           </span>
         ))}
-        {errors.tools && <p className="field-error">{errors.tools}</p>}
+        {errorAt(errors, 'tools') && <p className="field-error">{errorAt(errors, 'tools')}</p>}
       </fieldset>
-      <label htmlFor="assistant-description">Description (optional)</label>
-      <input id="assistant-description" value={description} onChange={(e) => setDescription(e.target.value)} />
-      {errors.description && <p className="field-error">{errors.description}</p>}
+      <TextField
+        id="assistant-description"
+        label="Description (optional)"
+        value={description}
+        onChange={setDescription}
+        error={errors.description}
+      />
       <button type="submit" disabled={createAssistant.isPending}>
         {createAssistant.isPending ? 'Creating…' : 'Create assistant'}
       </button>

@@ -4,7 +4,8 @@
  */
 import { useWebhookEndpointActions, useWebhookEndpoints } from '@therapy-care/react'
 import { useState, type FormEvent } from 'react'
-import { fieldErrors, ProblemMessage } from '../parts/problem.tsx'
+import { errorAt, fieldErrors, ProblemMessage } from '../parts/problem.tsx'
+import { TextField } from '../parts/text-field.tsx'
 import { useCan } from '../parts/session.tsx'
 import { when } from '../parts/format.ts'
 import { WebhookDeliveries } from './webhook-deliveries.tsx'
@@ -36,34 +37,26 @@ function NewEndpointForm({ onSecret }: { onSecret: (secret: string) => void }) {
     <form onSubmit={submit} aria-labelledby="new-endpoint-heading" noValidate>
       <h2 id="new-endpoint-heading">New endpoint</h2>
       <ProblemMessage error={create.error} />
-      <label htmlFor="endpoint-url">URL</label>
-      <input
-        id="endpoint-url"
-        type="url"
-        value={url}
-        onChange={(e) => setUrl(e.target.value)}
-        aria-invalid={errors.url ? true : undefined}
-        aria-describedby={errors.url ? 'endpoint-url-error' : undefined}
-      />
-      {errors.url && (
-        <p id="endpoint-url-error" className="field-error">
-          {errors.url}
-        </p>
-      )}
-      <label htmlFor="endpoint-events">Event types</label>
-      <input
+      <TextField id="endpoint-url" type="url" label="URL" value={url} onChange={setUrl} error={errors.url} />
+      <TextField
         id="endpoint-events"
+        label="Event types"
         value={events}
-        onChange={(e) => setEvents(e.target.value)}
-        aria-describedby="endpoint-events-hint"
-        aria-invalid={errors.events ? true : undefined}
+        onChange={setEvents}
+        error={errorAt(errors, 'events')}
+        hint={
+          <>
+            Separated by commas, e.g. <code>booking.created, booking.cancelled</code>; <code>*</code> for every event.
+          </>
+        }
       />
-      <p id="endpoint-events-hint" className="quiet">
-        Separated by commas, e.g. <code>booking.created, booking.cancelled</code>; <code>*</code> for every event.
-      </p>
-      {errors.events && <p className="field-error">{errors.events}</p>}
-      <label htmlFor="endpoint-description">Description (optional)</label>
-      <input id="endpoint-description" value={description} onChange={(e) => setDescription(e.target.value)} />
+      <TextField
+        id="endpoint-description"
+        label="Description (optional)"
+        value={description}
+        onChange={setDescription}
+        error={errors.description}
+      />
       <button type="submit" disabled={create.isPending}>
         {create.isPending ? 'Creating…' : 'Create endpoint'}
       </button>

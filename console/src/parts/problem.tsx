@@ -10,6 +10,13 @@ export function fieldErrors(error: unknown): Record<string, string> {
   return Object.fromEntries(error.errors.map((e) => [e.path, e.message]))
 }
 
+/** Every field error at `path` or below it (`actions` gathers `actions.0.url`), in one sentence. */
+export const errorAt = (errors: Record<string, string>, path: string) =>
+  Object.entries(errors)
+    .filter(([p]) => p === path || p.startsWith(`${path}.`))
+    .map(([p, message]) => (p === path ? message : `${p.slice(path.length + 1)}: ${message}`))
+    .join(' ') || undefined
+
 function explain(error: unknown): { title: string; detail?: string } {
   if (error instanceof ApiError) {
     if (error.status === 401) return { title: 'Your sign-in has ended.', detail: 'Sign in again to go on.' }
