@@ -22,7 +22,12 @@ import type { DemoCredentials } from './seed-demo.ts'
 import { untilAnswering } from './start/api-answering.ts'
 import { leaveTsxCli, startLaunchedAt } from './start/own-process.ts'
 import { obtainSentenceModel, type SentenceModelOutcome } from './start/sentence-model.ts'
-import { DEVELOPMENT_CLIENT_ID, listenConsoleSignIn, serveConsoleSignIn } from './start/console-sign-in.ts'
+import {
+  DEVELOPMENT_CLIENT_ID,
+  developmentSignInOn,
+  listenConsoleSignIn,
+  serveConsoleSignIn,
+} from './start/console-sign-in.ts'
 import { supervise } from './start/supervise.ts'
 import { COMPILE_CACHE, typeScriptLoader } from './start/worker-process.ts'
 import type { TemporalHandle } from './temporal/dev-server.ts'
@@ -108,7 +113,9 @@ const sentenceModel = obtainSentenceModel()
 const consoleBuilt = import('./console/build-console.ts').then(({ buildConsole }) =>
   buildConsole(join(ROOT, 'console', 'dist'))
 )
-const signInReady = listenConsoleSignIn(Number(process.env.CONSOLE_SIGN_IN_PORT ?? port + 1))
+const signInReady = developmentSignInOn(env.NODE_ENV)
+  ? listenConsoleSignIn(Number(process.env.CONSOLE_SIGN_IN_PORT ?? port + 1))
+  : Promise.resolve(undefined)
 // The database and Temporal do not need each other: they start side by side (Temporal's dev server is a process of its
 // own), and the demo tenant is seeded as soon as the database is there. Their modules (PGlite, Temporal's client, Prisma)
 // are loaded here, after the children have been started.
@@ -162,7 +169,7 @@ function shutdown(code: number): Promise<void> {
   stopping ??= (async () => {
     await supervisor.stop()
     await signInReady.then(
-      (identity) => identity.close(),
+      (identity) => identity?.close(),
       () => undefined
     )
     // What did start is stopped (once it has started); what failed to has nothing to stop.
@@ -222,7 +229,7 @@ releaseChildren({
   ...databaseLoginsEnv(database.logins),
   TEMPORAL_ADDRESS: temporal.address,
   TEMPORAL_NAMESPACE: temporal.namespace,
-  CONSOLE_IDENTITY_ORIGINS: process.env.CONSOLE_IDENTITY_ORIGINS ?? identity.issuer,
+  CONSOLE_IDENTITY_ORIGINS: process.env.CONSOLE_IDENTITY_ORIGINS ?? identity?.issuer ?? '',
   ...(temporal.uiUrl ? { TEMPORAL_UI_URL: `${temporal.uiUrl}/namespaces/${temporal.namespace}` } : {}),
   // One embedded PGlite serves every connection in turn; a small pool per process is plenty.
   DATABASE_POOL_MAX: process.env.DATABASE_POOL_MAX ?? (database.started || !process.env.DATABASE_URL ? '4' : '10'),
@@ -238,7 +245,9 @@ if (!stopped.signal.aborted) printSummary(answered)
 // The demo tenant is usually seeded by now; its lines end the summary once it is.
 const demo = await demoReady.catch(couldNotStart)
 if (demo && !stopped.signal.aborted) {
-  await serveConsoleSignIn(identity, `${base}/console/`, database.url, demo.tenantId).catch(couldNotStart)
+  if (identity) {
+    await serveConsoleSignIn(identity, `${base}/console/`, database.url, demo.tenantId).catch(couldNotStart)
+  }
   printDemo(demo)
 }
 if (!answered && !stopped.signal.aborted) {
@@ -277,6 +286,10 @@ function printDemo(demo: DemoCredentials): void {
     `    -d '{"grant_type":"client_credentials","client_id":"${demo.client_id}","client_secret":"${demo.client_secret}","scope":"children providers bookings"}'`
   )
   log(`  demo provider ${demo.providerId}, demo child ${demo.childId}`)
+  if (!identity) {
+    log(`Console:      ${base}/console/  (no development sign-in under NODE_ENV=production)`)
+    return
+  }
   const link = new URLSearchParams({ issuer: identity.issuer, client_id: DEVELOPMENT_CLIENT_ID })
   log(`Console:      ${base}/console/?${link}  (development sign-in as the demo tenant's owner)`)
 }

@@ -10,6 +10,12 @@ import { listenIdentityProvider, type DevelopmentIdentityProvider } from '../con
 /** The console's client id at the development provider: the demo connection's audience. */
 export const DEVELOPMENT_CLIENT_ID = 'therapy-care-console'
 
+/**
+ * Whether `npm start` runs the development sign-in: not under NODE_ENV=production, where a console signs in only
+ * through a provider a centre registered (and the outbound policy refuses a loopback issuer anyway).
+ */
+export const developmentSignInOn = (nodeEnv: string | undefined) => nodeEnv !== 'production'
+
 /** Listens on `port` (127.0.0.1); says why when the port is taken. */
 export async function listenConsoleSignIn(port: number): Promise<DevelopmentIdentityProvider> {
   return listenIdentityProvider(port).catch((error: unknown) => {
