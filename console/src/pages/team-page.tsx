@@ -3,23 +3,12 @@
  * its API keys, and the identity providers its users sign in with. The API decides who may change whom (only an owner
  * acts on an owner; the last owner stays); the console shows its refusals.
  */
-import { useSsoConnections, useTeamActions, useTeamUsers, type PlatformRole } from '@therapy-care/react'
-import { when } from '../parts/format.ts'
+import { useTeamActions, useTeamUsers, type PlatformRole } from '@therapy-care/react'
 import { ProblemMessage } from '../parts/problem.tsx'
+import { ROLES, roleWords } from '../parts/roles.ts'
 import { useCan, useSession } from '../parts/session.tsx'
 import { ApiKeys } from './api-keys.tsx'
-
-/** The platform roles (domain/auth/roles.ts), most powerful first, with what each is for. */
-const ROLES: ReadonlyArray<{ role: PlatformRole; words: string }> = [
-  { role: 'OWNER', words: 'Owner' },
-  { role: 'ADMIN', words: 'Admin' },
-  { role: 'CLINICIAN', words: 'Clinician' },
-  { role: 'FRONT_DESK', words: 'Front desk' },
-  { role: 'BILLING', words: 'Billing' },
-  { role: 'READ_ONLY', words: 'Read only' },
-]
-
-const roleWords = (role: PlatformRole) => ROLES.find((r) => r.role === role)?.words ?? role
+import { SsoConnections } from './sso-connections.tsx'
 
 type TeamUser = NonNullable<ReturnType<typeof useTeamUsers>['data']>['data'][number]
 
@@ -133,40 +122,6 @@ function Users() {
             </tbody>
           </table>
         </div>
-      )}
-    </section>
-  )
-}
-
-function SsoConnections() {
-  const connections = useSsoConnections()
-  return (
-    <section aria-labelledby="sso-heading">
-      <h2 id="sso-heading">Sign-in providers (SSO)</h2>
-      {connections.isPending && <p role="status">Loading sign-in providers…</p>}
-      {connections.isError && <ProblemMessage error={connections.error} />}
-      {connections.data?.data.length === 0 && (
-        <p className="empty">No provider connected. An owner or admin connects one through the API.</p>
-      )}
-      {connections.data && connections.data.data.length > 0 && (
-        <ul className="cards">
-          {connections.data.data.map((c) => (
-            <li key={c.id} className="card">
-              <h3>{c.issuer}</h3>
-              <p>
-                Audience <code>{c.audience}</code> · roles from the <code>{c.roleClaim}</code> claim · connected{' '}
-                {when(c.createdAt)}
-              </p>
-              <p>
-                At first sign-in:{' '}
-                {Object.entries(c.roleMapping)
-                  .map(([group, role]) => `${group} → ${roleWords(role)}`)
-                  .join(', ') || 'no group mapped'}
-                ; {c.defaultRole ? `anyone else: ${roleWords(c.defaultRole)}.` : 'anyone else is refused.'}
-              </p>
-            </li>
-          ))}
-        </ul>
       )}
     </section>
   )

@@ -57,4 +57,5 @@ export {
   useTeamUsers,
   type ApiKeyInput,
   type PlatformRole,
+  type SsoConnectionInput,
 } from './use-team.ts'

@@ -9,6 +9,8 @@ import { useTherapyCare } from './provider.ts'
 
 /** The body of `POST /v1/api-keys`. */
 export type ApiKeyInput = RequestBody<'/v1/api-keys', 'POST'>
+/** The body of `POST /v1/sso-connections`. */
+export type SsoConnectionInput = RequestBody<'/v1/sso-connections', 'POST'>
 /** A platform user's role. */
 export type PlatformRole = Schema<'PlatformRole'>
 
@@ -39,7 +41,7 @@ export function useSsoConnections() {
   })
 }
 
-/** The changes to the team: a user's role or disabled state, an API key created or revoked. */
+/** The changes to the team: a user's role or disabled state, an API key created or revoked, an SSO connection. */
 export function useTeamActions() {
   const { client, keys, newIdempotencyKey } = useTherapyCare()
   const queryClient = useQueryClient()
@@ -68,6 +70,11 @@ export function useTeamActions() {
       mutationFn: (input: ApiKeyInput) =>
         client.request('POST', '/v1/api-keys', { body: input, idempotencyKey: newIdempotencyKey() }),
       ...keysChanged,
+    }),
+    connectSso: useMutation({
+      mutationFn: (input: SsoConnectionInput) =>
+        client.request('POST', '/v1/sso-connections', { body: input, idempotencyKey: newIdempotencyKey() }),
+      onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.ssoConnections }),
     }),
     revokeApiKey: useMutation({
       mutationFn: (id: string) =>
