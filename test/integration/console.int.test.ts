@@ -108,6 +108,17 @@ async function expectAccessible(view: ConsolePage, where: string, screenshot?: s
 }
 
 describe('the console', () => {
+  /** The owner's page, signed in once for the owner's tests below, which go on from where the one before left it. */
+  let owner: ConsolePage
+  beforeAll(async () => {
+    owner = await openConsolePage(browser)
+    await signIn(owner, 'owner')
+  })
+  afterAll(async () => {
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when beforeAll failed before assigning it
+    await owner?.context.close()
+  })
+
   it('is one page under a strict policy: no inline script, no other origin but the provider, framed by nobody', async () => {
     const response = await fetch(`${platform.api.url}/console/`)
     expect(response.status).toBe(200)
@@ -141,104 +152,105 @@ describe('the console', () => {
     expect(me.body.scopes).toEqual(expect.arrayContaining(['webhooks', 'users', 'agents']))
   })
 
-  it('an owner signs in, sees a failing webhook delivery, and redelivers it once the receiver recovers', async () => {
-    const view = await openConsolePage(browser)
-    try {
-      const page = await signIn(view, 'owner')
-      await expectAccessible(view, 'the first page')
-      await goTo(page, 'Webhooks')
-      await page.getByText('No endpoint yet').waitFor()
-      await expectAccessible(view, 'Webhooks, empty')
+  it('an owner, signed in, sees a failing webhook delivery, and redelivers it once the receiver recovers', async () => {
+    const view = owner
+    const { page } = view
+    await expectAccessible(view, 'the first page')
+    await goTo(page, 'Webhooks')
+    await page.getByText('No endpoint yet').waitFor()
+    await expectAccessible(view, 'Webhooks, empty')
 
-      const url = receiver.url('/billing')
-      receiver.respond('/billing', replies({ status: 500, body: 'billing system down' }))
-      // The API's own validation, shown beside the field.
-      await page.getByLabel('URL').fill('not a url')
-      await page.getByRole('button', { name: 'Create endpoint' }).click()
-      await page.getByRole('alert').waitFor()
-      await page.getByLabel('URL').fill(url)
-      await page.getByRole('button', { name: 'Create endpoint' }).click()
-      await page.getByText(/Signing secret:/).waitFor()
-      expect(await page.locator('.secret code').textContent()).toMatch(/^whsec_/)
-      await page.getByRole('button', { name: 'I have stored it' }).click()
+    const url = receiver.url('/billing')
+    receiver.respond('/billing', replies({ status: 500, body: 'billing system down' }))
+    // The API's own validation, shown beside the field.
+    await page.getByLabel('URL').fill('not a url')
+    await page.getByRole('button', { name: 'Create endpoint' }).click()
+    await page.getByRole('alert').waitFor()
+    await page.getByLabel('URL').fill(url)
+    await page.getByRole('button', { name: 'Create endpoint' }).click()
+    await page.getByText(/Signing secret:/).waitFor()
+    expect(await page.locator('.secret code').textContent()).toMatch(/^whsec_/)
+    await page.getByRole('button', { name: 'I have stored it' }).click()
 
-      await page.getByRole('button', { name: `Send test event to ${url}` }).click()
-      await page.getByRole('button', { name: `Deliveries to ${url}` }).click()
-      const deliveries = page.getByRole('region', { name: `Deliveries to ${url}` })
-      await deliveries
-        .getByText(/last answer 500/)
-        .first()
-        .waitFor({ timeout: 20_000 })
-      await expectAccessible(view, 'Webhooks, a failing delivery', 'webhooks')
+    await page.getByRole('button', { name: `Send test event to ${url}` }).click()
+    await page.getByRole('button', { name: `Deliveries to ${url}` }).click()
+    const deliveries = page.getByRole('region', { name: `Deliveries to ${url}` })
+    await deliveries
+      .getByText(/last answer 500/)
+      .first()
+      .waitFor({ timeout: 20_000 })
+    await expectAccessible(view, 'Webhooks, a failing delivery', 'webhooks')
 
-      receiver.respond('/billing', replies({ status: 200 }))
-      await deliveries
-        .getByRole('button', { name: /^Redeliver webhook\.test/ })
-        .first()
-        .click()
-      await deliveries
-        .getByRole('row')
-        .filter({ hasText: 'redelivery' })
-        .getByText('Delivered', { exact: true })
-        .waitFor({ timeout: 30_000 })
-      expect(receiver.received('/billing').length).toBeGreaterThanOrEqual(2)
-      // Every change was made as the signed-in user: the audit trail names them, not a client of the console's.
-      const audit = await platform.http.get('/v1/audit-events?method=POST&limit=100', { token: admin })
-      const writes = (audit.body.data as Array<{ actorType: string; route: string }>).filter((e) =>
-        e.route.startsWith('/v1/webhook-endpoints')
-      )
-      expect(writes.length).toBeGreaterThanOrEqual(3) // the refused and the created endpoint, the test event, the redelivery
-      expect(new Set(writes.map((e) => e.actorType))).toEqual(new Set(['user']))
-      await goTo(page, 'Team')
-      await page.getByRole('cell', { name: 'owner@centre.test' }).waitFor()
-      await expectAccessible(view, 'Team', 'team')
-      expect(view.policyViolations).toEqual([])
-    } finally {
-      await view.context.close()
-    }
+    receiver.respond('/billing', replies({ status: 200 }))
+    await deliveries
+      .getByRole('button', { name: /^Redeliver webhook\.test/ })
+      .first()
+      .click()
+    await deliveries
+      .getByRole('row')
+      .filter({ hasText: 'redelivery' })
+      .getByText('Delivered', { exact: true })
+      .waitFor({ timeout: 30_000 })
+    expect(receiver.received('/billing').length).toBeGreaterThanOrEqual(2)
+    // Every change was made as the signed-in user: the audit trail names them, not a client of the console's.
+    const audit = await platform.http.get('/v1/audit-events?method=POST&limit=100', { token: admin })
+    const writes = (audit.body.data as Array<{ actorType: string; route: string }>).filter((e) =>
+      e.route.startsWith('/v1/webhook-endpoints')
+    )
+    expect(writes.length).toBeGreaterThanOrEqual(3) // the refused and the created endpoint, the test event, the redelivery
+    expect(new Set(writes.map((e) => e.actorType))).toEqual(new Set(['user']))
+    await goTo(page, 'Team')
+    await page.getByRole('cell', { name: 'owner@centre.test' }).waitFor()
+    // A second provider connected from the page: a line it cannot read is named before anything is sent.
+    await page.getByLabel('Issuer').fill(identity.issuer)
+    await page.getByLabel('Client ID of this platform at the provider').fill('scheduling-app')
+    await page.getByLabel('Groups and the role each gives, one per line').fill('owners = Owner\nauditors = Auditor')
+    await page.getByRole('button', { name: 'Connect provider' }).click()
+    await page.getByText('Not read: auditors = Auditor').waitFor()
+    await page.getByLabel('Groups and the role each gives, one per line').fill('owners = Owner\nauditors = Read only')
+    await page.getByRole('button', { name: 'Connect provider' }).click()
+    await page.getByText('Audience scheduling-app').waitFor()
+    await expectAccessible(view, 'Team', 'team')
+    expect(view.policyViolations).toEqual([])
   })
 
   it('an owner uploads a Markdown policy, gets an answer citing it, and a decline saying why', async () => {
-    const view = await openConsolePage(browser)
-    try {
-      const page = await signIn(view, 'owner')
-      await goTo(page, 'Knowledge')
-      await page.getByText('No assistant yet').waitFor()
-      await page.getByLabel('Name', { exact: true }).fill('Front desk')
-      await page.getByRole('button', { name: 'Create assistant' }).click()
-      await page.getByRole('button', { name: 'Documents and questions of Front desk' }).click()
-      await page.getByLabel('Choose PDF, Markdown or text files').setInputFiles({
-        name: 'attendance-policy.md',
-        mimeType: 'text/markdown',
-        buffer: Buffer.from(
-          '# Attendance policy\n\n## Cancellations\n\nFamilies must give 24 hours notice to cancel a session. ' +
-            'A session cancelled with less notice is charged in full.\n'
-        ),
-      })
-      const documents = page.getByRole('region', { name: 'Documents of Front desk' })
-      await documents.getByRole('row').filter({ hasText: 'attendance-policy.md' }).getByText('Ready').waitFor({
-        timeout: 30_000,
-      })
-      await expectAccessible(view, 'Knowledge, a document ready')
+    const view = owner
+    const { page } = view
+    await goTo(page, 'Knowledge')
+    await page.getByText('No assistant yet').waitFor()
+    await page.getByLabel('Name', { exact: true }).fill('Front desk')
+    await page.getByRole('button', { name: 'Create assistant' }).click()
+    await page.getByRole('button', { name: 'Documents and questions of Front desk' }).click()
+    await page.getByLabel('Choose PDF, Markdown or text files').setInputFiles({
+      name: 'attendance-policy.md',
+      mimeType: 'text/markdown',
+      buffer: Buffer.from(
+        '# Attendance policy\n\n## Cancellations\n\nFamilies must give 24 hours notice to cancel a session. ' +
+          'A session cancelled with less notice is charged in full.\n'
+      ),
+    })
+    const documents = page.getByRole('region', { name: 'Documents of Front desk' })
+    await documents.getByRole('row').filter({ hasText: 'attendance-policy.md' }).getByText('Ready').waitFor({
+      timeout: 30_000,
+    })
+    await expectAccessible(view, 'Knowledge, a document ready')
 
-      await page
-        .getByRole('textbox', { name: 'Question' })
-        .fill('How much notice do we need to give to cancel a session?')
-      await page.getByRole('button', { name: 'Ask' }).click()
-      const answer = page.locator('.answer')
-      await answer.getByRole('heading', { name: 'Answer' }).waitFor()
-      await expect.poll(() => answer.textContent()).toMatch(/attendance-policy\.md[\s\S]*24 hours notice/)
+    await page
+      .getByRole('textbox', { name: 'Question' })
+      .fill('How much notice do we need to give to cancel a session?')
+    await page.getByRole('button', { name: 'Ask' }).click()
+    const answer = page.locator('.answer')
+    await answer.getByRole('heading', { name: 'Answer' }).waitFor()
+    await expect.poll(() => answer.textContent()).toMatch(/attendance-policy\.md[\s\S]*24 hours notice/)
 
-      await page.getByRole('textbox', { name: 'Question' }).fill('Do you offer hydrotherapy or swimming sessions?')
-      await page.getByRole('button', { name: 'Ask' }).click()
-      await answer.getByRole('heading', { name: 'It did not answer' }).waitFor()
-      // The rule and its score against the threshold, in words, with what to do about it.
-      await expect.poll(() => answer.textContent()).toMatch(/below_threshold/)
-      await expectAccessible(view, 'Knowledge, a declined question', 'knowledge')
-      expect(view.policyViolations).toEqual([])
-    } finally {
-      await view.context.close()
-    }
+    await page.getByRole('textbox', { name: 'Question' }).fill('Do you offer hydrotherapy or swimming sessions?')
+    await page.getByRole('button', { name: 'Ask' }).click()
+    await answer.getByRole('heading', { name: 'It did not answer' }).waitFor()
+    // The rule and its score against the threshold, in words, with what to do about it.
+    await expect.poll(() => answer.textContent()).toMatch(/below_threshold/)
+    await expectAccessible(view, 'Knowledge, a declined question', 'knowledge')
+    expect(view.policyViolations).toEqual([])
   })
 
   it('an owner creates an agent workflow and sees its run, linked to the Temporal UI', async () => {
@@ -247,53 +259,47 @@ describe('the console', () => {
       body: { name: 'Intake helper', scope: 'tenant', tools: ['knowledge', 'child_records'] },
     })
     expect(assistant.status).toBe(201)
-    const view = await openConsolePage(browser)
-    try {
-      const page = await signIn(view, 'owner')
-      await goTo(page, 'Agents')
-      await page.getByRole('button', { name: 'New workflow' }).click()
-      await page.getByLabel('Name', { exact: true }).fill('Welcome call')
-      await page.getByLabel('Event types').fill('child.registered')
-      await page.getByLabel('Assistant it acts through').selectOption({ label: 'Intake helper' })
-      await page.getByLabel('Instructions: what the agent should do on each run').fill('Book a welcome call.')
-      await page.getByLabel('child_records').check()
-      // The API's validation, field by field: an action without its type.
-      await page.getByLabel('Actions, as JSON').fill('[{"dueInHours": 48}]')
-      await page.getByRole('button', { name: 'Create workflow' }).click()
-      await page.locator('#agw-actions-error').waitFor()
-      await page
-        .getByLabel('Actions, as JSON')
-        .fill('[{"type": "create_staff_task", "name": "welcome-call", "dueInHours": 48}]')
-      await page.getByRole('button', { name: 'Create workflow' }).click()
-      await page.getByRole('heading', { level: 3, name: 'Welcome call' }).waitFor()
-      await expectAccessible(view, 'Agents, a workflow')
+    const view = owner
+    const { page } = view
+    await goTo(page, 'Agents')
+    await page.getByRole('button', { name: 'New workflow' }).click()
+    await page.getByLabel('Name', { exact: true }).fill('Welcome call')
+    await page.getByLabel('Event types').fill('child.registered')
+    await page.getByLabel('Assistant it acts through').selectOption({ label: 'Intake helper' })
+    await page.getByLabel('Instructions: what the agent should do on each run').fill('Book a welcome call.')
+    await page.getByLabel('child_records').check()
+    // The API's validation, field by field: an action without its type.
+    await page.getByLabel('Actions, as JSON').fill('[{"dueInHours": 48}]')
+    await page.getByRole('button', { name: 'Create workflow' }).click()
+    await page.locator('#agw-actions-error').waitFor()
+    await page
+      .getByLabel('Actions, as JSON')
+      .fill('[{"type": "create_staff_task", "name": "welcome-call", "dueInHours": 48}]')
+    await page.getByRole('button', { name: 'Create workflow' }).click()
+    await page.getByRole('heading', { level: 3, name: 'Welcome call' }).waitFor()
+    await expectAccessible(view, 'Agents, a workflow')
 
-      const client = await platform.http.post('/v1/clients', {
-        token: admin,
-        body: { firstName: 'Ada', lastName: 'Okafor' },
-      })
-      const child = await platform.http.post('/v1/children', {
-        token: admin,
-        body: {
-          firstName: 'Maya',
-          lastName: 'Okafor',
-          dateOfBirth: '2023-04-18',
-          clients: [{ clientId: client.body.id, relationship: 'MOTHER' }],
-        },
-      })
-      expect(child.status).toBe(201)
-      await page.getByRole('button', { name: 'Runs of Welcome call' }).click()
-      const runs = page.getByRole('region', { name: 'Runs of Welcome call' })
-      await runs.getByText('Succeeded', { exact: true }).waitFor({ timeout: 60_000 })
-      const link = runs.getByRole('link', { name: /^Open in Temporal UI/ })
-      expect(await link.getAttribute('href')).toMatch(
-        /^http:\/\/localhost:8233\/namespaces\/default\/workflows\/[^/]+$/
-      )
-      await expectAccessible(view, 'Agents, a run', 'agents')
-      expect(view.policyViolations).toEqual([])
-    } finally {
-      await view.context.close()
-    }
+    const client = await platform.http.post('/v1/clients', {
+      token: admin,
+      body: { firstName: 'Ada', lastName: 'Okafor' },
+    })
+    const child = await platform.http.post('/v1/children', {
+      token: admin,
+      body: {
+        firstName: 'Maya',
+        lastName: 'Okafor',
+        dateOfBirth: '2023-04-18',
+        clients: [{ clientId: client.body.id, relationship: 'MOTHER' }],
+      },
+    })
+    expect(child.status).toBe(201)
+    await page.getByRole('button', { name: 'Runs of Welcome call' }).click()
+    const runs = page.getByRole('region', { name: 'Runs of Welcome call' })
+    await runs.getByText('Succeeded', { exact: true }).waitFor({ timeout: 60_000 })
+    const link = runs.getByRole('link', { name: /^Open in Temporal UI/ })
+    expect(await link.getAttribute('href')).toMatch(/^http:\/\/localhost:8233\/namespaces\/default\/workflows\/[^/]+$/)
+    await expectAccessible(view, 'Agents, a run', 'agents')
+    expect(view.policyViolations).toEqual([])
   })
 
   it('a read-only user sees no edit control, and a write forged with their token is refused', async () => {
