@@ -85,6 +85,8 @@ async function signIn(view: ConsolePage, account: 'owner' | 'viewer'): Promise<P
   const { page } = view
   const link = `${platform.api.url}/console/?${new URLSearchParams({ issuer: identity.issuer, client_id: CLIENT_ID })}`
   await page.goto(link)
+  await page.getByRole('button', { name: 'Sign in' }).waitFor()
+  if (account === 'owner') await expectAccessible(view, 'the sign-in page', 'sign-in')
   await page.getByRole('button', { name: 'Sign in' }).click()
   await page
     .getByRole('button', { name: account === 'owner' ? 'Sign in as Olive Owner' : 'Sign in as Vic Viewer' })

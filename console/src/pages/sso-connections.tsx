@@ -29,7 +29,13 @@ function ConnectForm() {
       roleClaim: roleClaim.trim(),
       roleMapping: mapping,
     }
-    connectSso.mutate(defaultRole ? { ...input, defaultRole } : input, { onSuccess: () => setLines('') })
+    connectSso.mutate(defaultRole ? { ...input, defaultRole } : input, {
+      onSuccess: () => {
+        setIssuer('')
+        setAudience('')
+        setLines('')
+      },
+    })
   }
   const mappingError = unread.length > 0 ? `Not read: ${unread.join('; ')}` : errorAt(errors, 'roleMapping')
   return (
