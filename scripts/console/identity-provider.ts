@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import { exportJWK, generateKeyPair } from 'jose'
 import Provider, { type Configuration } from 'oidc-provider'
+import { escapeHtml } from '../../api/html-escape.ts'
 
 /** One person who can sign in: what the ID token says about them. */
 export interface IdentityAccount {
@@ -36,9 +37,6 @@ export interface DevelopmentIdentityProvider {
   serve(options: IdentityProviderOptions): Promise<void>
   close(): Promise<void>
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
 
 function signInPage(uid: string, accounts: Record<string, IdentityAccount>): string {
   const buttons = Object.entries(accounts)

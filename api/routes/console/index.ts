@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Hono } from 'hono'
 import type { AppDeps, AppEnv } from '../../app-env.ts'
+import { escapeHtml } from '../../html-escape.ts'
 
 /** What the build wrote: the entry's script and style, content-hashed names. */
 interface ConsoleManifest {
@@ -20,8 +21,6 @@ const CONTENT_TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
 }
-
-const escapeAttribute = (text: string) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')
 
 /** The page's Content-Security-Policy: this origin only, plus the identity providers' for sign-in calls. */
 export function consolePolicy(identityOrigins: readonly string[]): string {
@@ -39,9 +38,7 @@ export function consolePolicy(identityOrigins: readonly string[]): string {
 }
 
 function page(manifest: ConsoleManifest, temporalUi: string | undefined): string {
-  const ui = temporalUi
-    ? `\n  <meta name="temporal-ui" content="${escapeAttribute(temporalUi.replace(/\/$/, ''))}">`
-    : ''
+  const ui = temporalUi ? `\n  <meta name="temporal-ui" content="${escapeHtml(temporalUi.replace(/\/$/, ''))}">` : ''
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -12,9 +12,7 @@ import type { AppDeps, AppEnv } from '../../app-env.ts'
 import { problemType } from '../../middleware/error-handler.ts'
 import { validationHook } from '../../openapi/validation-hook.ts'
 import { errorCodePageRoute } from './errors.routes.ts'
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!)
+import { escapeHtml } from '../../html-escape.ts'
 
 /** Escaped, with `code spans` of the catalogue's text as <code>. */
 const prose = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>')

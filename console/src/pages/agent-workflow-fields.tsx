@@ -4,12 +4,11 @@
  */
 import type { Schema } from '@therapy-care/sdk'
 import type { ChangeEvent } from 'react'
+import { TOOLS, type Tool } from '../parts/catalogue.ts'
+
+export type { Tool }
 
 type Trigger = Schema<'AgentTrigger'>
-export type Tool = Schema<'AgentSpec'>['tools'][number]
-
-/** The assistants' tools (domain/ai/assistants/tool-catalogue.ts, TOOL_NAMES). */
-const TOOLS: readonly Tool[] = ['knowledge', 'bookings', 'child_records', 'assessments', 'sessions', 'providers']
 
 /** An empty form: what a new workflow starts from. */
 export const BLANK = {

@@ -6,38 +6,18 @@
 import { scopeAllows, useApiKeys, useTeamActions } from '@therapy-care/react'
 import type { Schema } from '@therapy-care/sdk'
 import { useState, type FormEvent } from 'react'
+import {
+  KEY_METHODS as METHODS,
+  KEY_RESOURCES as RESOURCES,
+  type KeyMethod as Method,
+  type KeyResource as Resource,
+} from '../parts/catalogue.ts'
 import { when } from '../parts/format.ts'
 import { fieldErrors, ProblemMessage } from '../parts/problem.tsx'
 import { TextField } from '../parts/text-field.tsx'
 import { useSession } from '../parts/session.tsx'
 
 type Permission = Schema<'ApiKeyPermission'>
-type Resource = Permission['resource']
-type Method = Permission['methods'][number]
-
-/** Copied from domain/auth/api-key-permissions.ts (API_KEY_RESOURCES, API_KEY_METHODS); typed by the API's enum. */
-const RESOURCES: readonly Resource[] = [
-  'children',
-  'clients',
-  'pets',
-  'providers',
-  'bookings',
-  'sessions',
-  'assessments',
-  'orders',
-  'payments',
-  'matching',
-  'leads',
-  'settlements',
-  'analytics',
-  'webhooks',
-  'ai',
-  'audit',
-  'api_keys',
-  'agents',
-  'users',
-]
-const METHODS: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 
 /** A grid cell's key. */
 const cell = (resource: Resource, method: Method) => `${resource} ${method}`

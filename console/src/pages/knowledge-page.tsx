@@ -5,6 +5,7 @@
 import { useAssistants, useKnowledgeActions, useKnowledgeDocuments } from '@therapy-care/react'
 import type { Schema } from '@therapy-care/sdk'
 import { useState, type FormEvent } from 'react'
+import { TOOLS, type Tool } from '../parts/catalogue.ts'
 import { bytes, when } from '../parts/format.ts'
 import { errorAt, fieldErrors, ProblemMessage } from '../parts/problem.tsx'
 import { TextField } from '../parts/text-field.tsx'
@@ -14,10 +15,6 @@ import { KnowledgeUpload } from './knowledge-upload.tsx'
 import { UnansweredQuestions } from './unanswered-questions.tsx'
 
 type Assistant = Schema<'Assistant'>
-type Tool = Assistant['tools'][number]
-
-/** The assistants' tools (domain/ai/assistants/tool-catalogue.ts, TOOL_NAMES). */
-const TOOLS: readonly Tool[] = ['knowledge', 'bookings', 'child_records', 'assessments', 'sessions', 'providers']
 
 const STATUS_WORDS = { PROCESSING: 'Being indexed', READY: 'Ready', FAILED: 'Failed' } as const
 

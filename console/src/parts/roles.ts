@@ -3,17 +3,24 @@ import type { Schema } from '@therapy-care/sdk'
 
 type PlatformRole = Schema<'PlatformRole'>
 
-/** The platform roles (domain/auth/roles.ts), most powerful first, with what each is for. */
-export const ROLES: ReadonlyArray<{ role: PlatformRole; words: string }> = [
-  { role: 'OWNER', words: 'Owner' },
-  { role: 'ADMIN', words: 'Admin' },
-  { role: 'CLINICIAN', words: 'Clinician' },
-  { role: 'FRONT_DESK', words: 'Front desk' },
-  { role: 'BILLING', words: 'Billing' },
-  { role: 'READ_ONLY', words: 'Read only' },
-]
+/**
+ * The platform roles (domain/auth/roles.ts), most powerful first, as a manager reads them: a record over the API's enum,
+ * so a role it adds fails the type check until it has its words here.
+ */
+const ROLE_WORDS: Record<PlatformRole, string> = {
+  OWNER: 'Owner',
+  ADMIN: 'Admin',
+  CLINICIAN: 'Clinician',
+  FRONT_DESK: 'Front desk',
+  BILLING: 'Billing',
+  READ_ONLY: 'Read only',
+}
 
-export const roleWords = (role: PlatformRole) => ROLES.find((r) => r.role === role)?.words ?? role
+export const ROLES: ReadonlyArray<{ role: PlatformRole; words: string }> = Object.entries(ROLE_WORDS).map(
+  ([role, words]) => ({ role: role as PlatformRole, words })
+)
+
+export const roleWords = (role: PlatformRole) => ROLE_WORDS[role]
 
 /**
  * Reads `group = Role` lines (a role by its name or its words, any case) into a mapping; the lines it cannot read are
