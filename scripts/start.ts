@@ -114,7 +114,7 @@ const consoleBuilt = import('./console/build-console.ts').then(({ buildConsole }
   buildConsole(join(ROOT, 'console', 'dist'))
 )
 const signInReady = developmentSignInOn(env.NODE_ENV)
-  ? listenConsoleSignIn(Number(process.env.CONSOLE_SIGN_IN_PORT ?? port + 1))
+  ? listenConsoleSignIn(Number(process.env.CONSOLE_SIGN_IN_PORT ?? 0))
   : Promise.resolve(undefined)
 // The database and Temporal do not need each other: they start side by side (Temporal's dev server is a process of its
 // own), and the demo tenant is seeded as soon as the database is there. Their modules (PGlite, Temporal's client, Prisma)

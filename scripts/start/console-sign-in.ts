@@ -16,7 +16,7 @@ export const DEVELOPMENT_CLIENT_ID = 'therapy-care-console'
  */
 export const developmentSignInOn = (nodeEnv: string | undefined) => nodeEnv !== 'production'
 
-/** Listens on `port` (127.0.0.1); says why when the port is taken. */
+/** Listens on `port` (127.0.0.1; 0: a free one); says why when the port is taken. */
 export async function listenConsoleSignIn(port: number): Promise<DevelopmentIdentityProvider> {
   return listenIdentityProvider(port).catch((error: unknown) => {
     throw new Error(
@@ -26,8 +26,8 @@ export async function listenConsoleSignIn(port: number): Promise<DevelopmentIden
 }
 
 /**
- * Serves the provider for the console at `consoleUrl` and makes sure the demo tenant has it as its SSO connection
- * (added once; the issuer stays the same while the port does).
+ * Serves the provider for the console at `consoleUrl` and makes the demo tenant's development connection name it: one
+ * connection, its issuer moved to this start's port (a free one unless CONSOLE_SIGN_IN_PORT says).
  */
 export async function serveConsoleSignIn(
   identity: DevelopmentIdentityProvider,
@@ -46,10 +46,22 @@ export async function serveConsoleSignIn(
   const db = createDb(databaseUrl, 1)
   try {
     await runInUnitOfWork(db, tenantId, async ({ tx }) => {
-      const where = { tenantId, issuer: identity.issuer, audience: DEVELOPMENT_CLIENT_ID }
-      if (await tx.ssoConnection.findFirst({ where })) return
+      const existing = await tx.ssoConnection.findFirst({
+        where: { tenantId, audience: DEVELOPMENT_CLIENT_ID, issuer: { startsWith: 'http://127.0.0.1:' } },
+      })
+      if (existing) {
+        await tx.ssoConnection.update({ where: { id: existing.id }, data: { issuer: identity.issuer } })
+        return
+      }
       await tx.ssoConnection.create({
-        data: { id: newId('ssoConnection'), ...where, roleClaim: 'roles', roleMapping: { owner: 'OWNER' } },
+        data: {
+          id: newId('ssoConnection'),
+          tenantId,
+          issuer: identity.issuer,
+          audience: DEVELOPMENT_CLIENT_ID,
+          roleClaim: 'roles',
+          roleMapping: { owner: 'OWNER' },
+        },
       })
     })
   } finally {
